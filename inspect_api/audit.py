@@ -1,0 +1,80 @@
+"""Append-only audit log: who did what to which record, when, from which device, with the changed fields.
+
+Rows are only ever inserted; an ORM guard refuses updates and deletes of audit rows so a bug cannot
+rewrite history (DOMAIN.md "Evidence").
+"""
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from flask import g, has_request_context, request
+from sqlalchemy import event
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import IdColumn, UTCDateTime, new_id, utcnow
+from .extensions import db
+
+
+class AuditEntry(db.Model):
+    __tablename__ = "audit_log"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, index=True)
+    actor_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
+    device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    ip_address: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    action: Mapped[str] = mapped_column(sa.String(80), nullable=False)
+    record_type: Mapped[str] = mapped_column(sa.String(40), nullable=False)
+    record_id: Mapped[str] = mapped_column(sa.String(64), nullable=False, index=True)
+    permit_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
+    changes: Mapped[dict[str, Any]] = mapped_column(sa.JSON, nullable=False, default=dict)
+
+
+@event.listens_for(AuditEntry, "before_update")
+@event.listens_for(AuditEntry, "before_delete")
+def _append_only(_mapper, _connection, _target):
+    raise RuntimeError("the audit log is append-only")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def record(action: str, record_type: str, record_id: str, changes: dict[str, Any] | None = None, *,
+           actor: Any = None, device_id: str | None = None, permit_id: str | None = None) -> AuditEntry:
+    """Add one audit row to the current transaction (it commits or rolls back with the change)."""
+    if actor is None and has_request_context():
+        from flask_jwt_extended import current_user
+        try:
+            actor = current_user._get_current_object() if current_user else None
+        except RuntimeError:
+            actor = None
+    if device_id is None and has_request_context():
+        device_id = getattr(g, "device_id", None)
+    entry = AuditEntry(
+        actor_id=getattr(actor, "id", None), device_id=device_id,
+        ip_address=request.remote_addr if has_request_context() else None,
+        action=action, record_type=record_type, record_id=str(record_id), permit_id=permit_id,
+        changes=json.loads(json.dumps(_plain(changes or {}))),
+    )
+    db.session.add(entry)
+    return entry
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    """Changed fields as {field: [old, new]}."""
+    return {k: [_plain(before.get(k)), _plain(after.get(k))] for k in after if before.get(k) != after.get(k)}

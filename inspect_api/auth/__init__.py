@@ -1,0 +1,1 @@
+"""Accounts, roles, sign-in sessions (one per device) and the role checks every route uses."""

@@ -1,0 +1,53 @@
+"""flask-jwt-extended hooks: user loading, server-side revocation, and the API.md error shape."""
+from __future__ import annotations
+
+from ..errors import error_response
+from ..extensions import db, jwt
+from .models import User
+from .services import session_is_live
+
+
+@jwt.user_lookup_loader
+def _load_user(_header, payload):
+    user = db.session.get(User, payload["sub"])
+    return user if user is not None and user.active else None
+
+
+@jwt.token_in_blocklist_loader
+def _revoked(_header, payload) -> bool:
+    return not session_is_live(payload.get("sid"), payload.get("sub"))
+
+
+@jwt.user_lookup_error_loader
+def _no_user(_header, _payload):
+    return error_response(401, "This account no longer exists or is disabled.", "unauthorized")
+
+
+@jwt.unauthorized_loader
+def _missing(reason: str):
+    return error_response(401, "Sign in first: " + reason, "unauthorized")
+
+
+@jwt.invalid_token_loader
+def _invalid(reason: str):
+    return error_response(401, "The token is not valid: " + reason, "invalid_token")
+
+
+@jwt.expired_token_loader
+def _expired(_header, _payload):
+    return error_response(401, "The token has expired; refresh or sign in again.", "token_expired")
+
+
+@jwt.revoked_token_loader
+def _revoked_answer(_header, _payload):
+    return error_response(401, "This session was signed out or revoked; sign in again.", "token_revoked")
+
+
+@jwt.needs_fresh_token_loader
+def _not_fresh(_header, _payload):
+    return error_response(401, "Sign in again to do this.", "fresh_token_required")
+
+
+@jwt.token_verification_failed_loader
+def _failed(_header, _payload):
+    return error_response(401, "The token is not valid.", "invalid_token")

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..db import IdColumn, UTCDateTime, new_id, utcnow
+from ..extensions import db
+
+ROLES = ("applicant", "inspector", "supervisor", "admin")
+STAFF_ROLES = ("inspector", "supervisor")
+
+
+class User(db.Model):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    email: Mapped[str] = mapped_column(sa.String(254), unique=True, nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    role: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    password_hash: Mapped[str] = mapped_column(sa.String(255), nullable=False)
+    active: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+
+    __table_args__ = (sa.CheckConstraint(sa.column("role").in_(ROLES), name="role"),)
+
+    @property
+    def is_staff(self) -> bool:
+        return self.role in STAFF_ROLES
+
+    @property
+    def is_supervisor(self) -> bool:
+        return self.role == "supervisor"
+
+
+class AuthSession(db.Model):
+    """One signed-in device. Logging out, or an admin revoking the device, kills its refresh token
+    and every access token minted from it (the token carries the session id as `sid`)."""
+
+    __tablename__ = "auth_sessions"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
+    device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
+    device_name: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

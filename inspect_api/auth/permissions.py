@@ -1,0 +1,50 @@
+"""Role checks (the coarse tier). Object-level checks live in each domain's query helpers."""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Callable
+
+from flask import g, request
+from flask_jwt_extended import current_user, get_jwt, jwt_required, verify_jwt_in_request
+
+from ..errors import Forbidden
+
+
+def login_required(fn: Callable) -> Callable:
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        verify_jwt_in_request()
+        _remember_device()
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def roles_required(*roles: str) -> Callable:
+    """Allow only the named roles; everyone else gets 403 `forbidden`."""
+
+    def decorator(fn: Callable) -> Callable:
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            verify_jwt_in_request()
+            _remember_device()
+            if current_user.role not in roles:
+                raise Forbidden(f"Only {' or '.join(roles)} users may do this.")
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def _remember_device() -> None:
+    claims = get_jwt()
+    g.session_id = claims.get("sid")
+    g.device_id = request.headers.get("X-Device-Id") or claims.get("device")
+
+
+def current_device_id() -> str | None:
+    return getattr(g, "device_id", None)
+
+
+__all__ = ["login_required", "roles_required", "current_user", "current_device_id", "jwt_required"]

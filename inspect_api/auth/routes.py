@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from flask import current_app, request
+from flask.views import MethodView
+from flask_jwt_extended import current_user, get_jwt, jwt_required
+from flask_smorest import Blueprint
+from sqlalchemy import select
+
+from ..extensions import db, limiter
+from . import services
+from .models import User
+from .permissions import login_required, roles_required
+from .schemas import (AccessTokenSchema, CreateUserSchema, LoginSchema, RegisterSchema, SessionSchema,
+                      TokenPairSchema, UpdateUserSchema, UserSchema)
+
+blp = Blueprint("auth", __name__, url_prefix="/api/v1", description="Accounts, sign-in and sessions")
+
+
+def _login_limit() -> str:
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
+def _account_key() -> str:
+    body = request.get_json(silent=True) or {}
+    email = body.get("email") if isinstance(body, dict) else None
+    return "login-account:" + (services.normalise_email(email) if isinstance(email, str) else "-")
+
+
+def _failed(response) -> bool:
+    return response.status_code == 401
+
+
+@blp.route("/auth/login", methods=["POST"])
+@limiter.limit(_login_limit, key_func=lambda: "login-address:" + (request.remote_addr or "-"), deduct_when=_failed)
+@limiter.limit(_login_limit, key_func=_account_key, deduct_when=_failed)
+@blp.arguments(LoginSchema)
+@blp.response(200, TokenPairSchema)
+@blp.alt_response(401, description="Wrong e-mail or password")
+@blp.alt_response(429, description="Too many failed attempts for this account or address")
+def login(body):
+    """Sign in; returns a short-lived access token and a refresh token for this device"""
+    user = services.authenticate(body["email"], body["password"])
+    return services.start_session(user, body.get("device_name"), body.get("device_id"))
+
+
+@blp.route("/auth/register", methods=["POST"])
+@limiter.limit(_login_limit, key_func=lambda: "register-address:" + (request.remote_addr or "-"))
+@blp.arguments(RegisterSchema)
+@blp.response(201, UserSchema)
+def register(body):
+    """Sign up as an applicant (other roles are created by an admin)"""
+    return services.create_user(body["email"], body["password"], body["name"], "applicant")
+
+
+@blp.route("/auth/refresh", methods=["POST"])
+@jwt_required(refresh=True)
+@blp.response(200, AccessTokenSchema)
+def refresh():
+    """Trade the refresh token (as Bearer) for a new access token"""
+    return {"access_token": services.refresh_access(current_user, get_jwt())}
+
+
+@blp.route("/auth/logout", methods=["POST"])
+@jwt_required(verify_type=False)
+@blp.response(204)
+def logout():
+    """End this device's session: its refresh token and access tokens stop working"""
+    services.revoke_session(get_jwt().get("sid"))
+
+
+@blp.route("/me", methods=["GET"])
+@login_required
+@blp.response(200, UserSchema)
+def me():
+    """The signed-in user"""
+    return current_user
+
+
+@blp.route("/users")
+class Users(MethodView):
+    @roles_required("admin")
+    @blp.response(200, UserSchema(many=True))
+    def get(self):
+        """List users (admin)"""
+        return db.session.scalars(select(User).order_by(User.email)).all()
+
+    @roles_required("admin")
+    @blp.arguments(CreateUserSchema)
+    @blp.response(201, UserSchema)
+    def post(self, body):
+        """Create a user of any role (admin)"""
+        return services.create_user(body["email"], body["password"], body["name"], body["role"], actor=current_user)
+
+
+@blp.route("/users/<user_id>")
+class UserItem(MethodView):
+    @roles_required("admin")
+    @blp.response(200, UserSchema)
+    def get(self, user_id):
+        """One user (admin)"""
+        return services.get_user(user_id)
+
+    @roles_required("admin")
+    @blp.arguments(UpdateUserSchema)
+    @blp.response(200, UserSchema)
+    def patch(self, body, user_id):
+        """Change a user's name, role, password or deactivate them; role changes end their sessions (admin)"""
+        return services.update_user(services.get_user(user_id), body, current_user)
+
+
+@blp.route("/users/<user_id>/sessions")
+class UserSessions(MethodView):
+    @roles_required("admin")
+    @blp.response(200, SessionSchema(many=True))
+    def get(self, user_id):
+        """Signed-in devices of a user (admin)"""
+        from .models import AuthSession
+        services.get_user(user_id)
+        return db.session.scalars(select(AuthSession).where(AuthSession.user_id == user_id)
+                                  .order_by(AuthSession.created_at.desc())).all()

@@ -1,0 +1,56 @@
+from marshmallow import Schema, fields, validate
+
+from .models import ROLES
+
+
+class UserSchema(Schema):
+    id = fields.String(dump_only=True)
+    email = fields.Email(required=True)
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    role = fields.String(dump_only=True)
+    active = fields.Boolean(dump_only=True)
+
+
+class RegisterSchema(Schema):
+    email = fields.Email(required=True, validate=validate.Length(max=254))
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(min=10, max=256))
+
+
+class CreateUserSchema(RegisterSchema):
+    role = fields.String(required=True, validate=validate.OneOf(ROLES))
+
+
+class UpdateUserSchema(Schema):
+    name = fields.String(validate=validate.Length(min=1, max=200))
+    role = fields.String(validate=validate.OneOf(ROLES))
+    active = fields.Boolean()
+    password = fields.String(load_only=True, validate=validate.Length(min=10, max=256))
+
+
+class LoginSchema(Schema):
+    email = fields.String(required=True, validate=validate.Length(min=1, max=254))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(min=1, max=256))
+    device_name = fields.String(validate=validate.Length(max=200))
+    device_id = fields.String(validate=validate.Length(min=1, max=64))
+
+
+class TokenPairSchema(Schema):
+    access_token = fields.String(required=True)
+    refresh_token = fields.String(required=True)
+    user = fields.Nested(UserSchema)
+
+
+class AccessTokenSchema(Schema):
+    access_token = fields.String(required=True)
+
+
+class SessionSchema(Schema):
+    id = fields.String()
+    user_id = fields.String()
+    device_id = fields.String(allow_none=True)
+    device_name = fields.String(allow_none=True)
+    created_at = fields.DateTime()
+    expires_at = fields.DateTime()
+    revoked_at = fields.DateTime(allow_none=True)
+    last_used_at = fields.DateTime(allow_none=True)

@@ -1,0 +1,145 @@
+"""The server-wide change sequence that sync pull reads.
+
+Any model with a class attribute `__sync_entity__` (for example "inspection") is tracked: whenever a
+transaction that inserted, changed or deleted such a record commits, the record's row in
+`sync_changes` gets the next number of a single counter. The number is taken in the writing
+transaction, right before COMMIT, with `UPDATE sync_counter ... RETURNING`: that row lock is held
+until the transaction ends, so a later number can never become visible before an earlier one.
+A reader that pages by `seq > cursor` therefore never skips a change committed "out of order".
+
+One row per record (its newest state); a deleted record keeps its row as a tombstone.
+Savepoints that roll back are handled by re-reading what is really in the table at commit time.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from .db import IdColumn, UTCDateTime, utcnow
+from .extensions import db
+
+_PENDING = "sync_pending_changes"
+
+
+class SyncChange(db.Model):
+    __tablename__ = "sync_changes"
+
+    entity: Mapped[str] = mapped_column(sa.String(40), primary_key=True)
+    record_id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    seq: Mapped[int] = mapped_column(sa.BigInteger, nullable=False, unique=True)
+    permit_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
+    op: Mapped[str] = mapped_column(sa.String(10), nullable=False)
+    version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+
+
+class SyncCounter(db.Model):
+    """One row: the last sequence number handed out, and up to which number tombstones were purged."""
+
+    __tablename__ = "sync_counter"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    value: Mapped[int] = mapped_column(sa.BigInteger, nullable=False, default=0)
+    purged_through: Mapped[int] = mapped_column(sa.BigInteger, nullable=False, default=0)
+
+
+@event.listens_for(SyncCounter.__table__, "after_create")
+def _seed_counter(target, connection, **_kw):
+    connection.execute(target.insert().values(id=1, value=0, purged_through=0))
+
+
+def tracked_entity(obj: Any) -> str | None:
+    return getattr(type(obj), "__sync_entity__", None)
+
+
+def _permit_of(obj: Any) -> str | None:
+    if hasattr(obj, "sync_permit_id"):
+        return obj.sync_permit_id
+    return getattr(obj, "permit_id", None)
+
+
+@event.listens_for(Session, "after_flush")
+def _collect(session: Session, _flush_context) -> None:
+    pending: dict = session.info.setdefault(_PENDING, {})
+    for obj in list(session.new) + list(session.dirty):
+        entity = tracked_entity(obj)
+        if entity and (obj in session.new or session.is_modified(obj, include_collections=False)):
+            pending[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
+    for obj in session.deleted:
+        entity = tracked_entity(obj)
+        if entity:
+            pending[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
+
+
+def touch(obj: Any) -> None:
+    """Mark a tracked record changed even when only a related row changed (e.g. its findings)."""
+    entity = tracked_entity(obj)
+    if entity:
+        db.session.info.setdefault(_PENDING, {})[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
+
+
+@event.listens_for(Session, "before_commit")
+def _assign_sequence(session: Session) -> None:
+    pending: dict = session.info.get(_PENDING) or {}
+    if not pending:
+        return
+    session.flush()
+    pending = session.info.pop(_PENDING, {}) or {}
+    if not pending:
+        return
+    by_model: dict[type, list[str]] = defaultdict(list)
+    for (_entity, record_id), (model, _permit) in pending.items():
+        by_model[model].append(record_id)
+    state: dict[tuple[str, str], tuple[str, int]] = {}
+    for model, ids in by_model.items():
+        cols = [model.id, model.version]
+        deleted_col = getattr(model, "deleted_at", None)
+        if deleted_col is not None:
+            cols.append(deleted_col)
+        found = {str(row[0]): row for row in session.execute(select(*cols).where(model.id.in_(ids)))}
+        for record_id in ids:
+            row = found.get(record_id)
+            if row is None or (deleted_col is not None and row[2] is not None):
+                state[(model.__sync_entity__, record_id)] = ("delete", row[1] if row is not None else 0)
+            else:
+                state[(model.__sync_entity__, record_id)] = ("upsert", row[1])
+    known = {
+        (e, r) for e, r in session.execute(
+            select(SyncChange.entity, SyncChange.record_id).where(
+                sa.tuple_(SyncChange.entity, SyncChange.record_id).in_(list(state))))
+    } if state else set()
+    # A record created and removed inside one transaction (or a rolled-back savepoint) never existed
+    # for any device: no tombstone for it.
+    items = [(key, val) for key, val in state.items() if not (val[0] == "delete" and key not in known)]
+    if not items:
+        return
+    top = session.execute(
+        update(SyncCounter).where(SyncCounter.id == 1)
+        .values(value=SyncCounter.value + len(items)).returning(SyncCounter.value)
+    ).scalar_one()
+    now = utcnow()
+    seq = top - len(items)
+    for (entity, record_id), (op, version) in items:
+        seq += 1
+        permit_id = pending[(entity, record_id)][1]
+        values = {"seq": seq, "op": op, "version": version or 0, "changed_at": now, "permit_id": permit_id}
+        if (entity, record_id) in known:
+            session.execute(update(SyncChange).where(SyncChange.entity == entity,
+                                                     SyncChange.record_id == record_id).values(**values))
+        else:
+            session.execute(sa.insert(SyncChange).values(entity=entity, record_id=record_id, **values))
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget(session: Session) -> None:
+    if not session.in_transaction():
+        session.info.pop(_PENDING, None)
+
+
+def current_sequence() -> int:
+    return db.session.execute(select(SyncCounter.value).where(SyncCounter.id == 1)).scalar_one()

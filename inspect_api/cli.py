@@ -1,0 +1,53 @@
+"""The `inspect-api` command: a Flask CLI group over create_app (run, db, users, demo, ...)."""
+from __future__ import annotations
+
+import click
+from flask import current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from . import create_app
+from .auth.models import ROLES
+
+
+@click.group(cls=FlaskGroup, create_app=lambda: create_app())
+def main() -> None:
+    """inspect-api: Fairhaven stormwater permits, inspections and close-out."""
+
+
+@main.group()
+def users() -> None:
+    """Manage user accounts."""
+
+
+@users.command("create")
+@click.argument("email")
+@click.option("--role", type=click.Choice(ROLES), required=True)
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
+@click.option("--name", required=True)
+@with_appcontext
+def users_create(email: str, role: str, password: str, name: str) -> None:
+    """Create a user of any role."""
+    from .auth.services import create_user
+    from .errors import ApiError
+    from .extensions import db
+    try:
+        user = create_user(email, password, name, role)
+        db.session.commit()
+    except ApiError as exc:
+        raise click.ClickException(exc.message) from exc
+    click.echo(f"created {user.role} {user.email} ({user.id})")
+
+
+def _register_optional_commands() -> None:
+    import importlib
+    import importlib.util
+    for module in ("inspect_api.demo", "inspect_api.enforcement.cli", "inspect_api.photos.cli"):
+        if importlib.util.find_spec(module.rsplit(".", 1)[0]) and importlib.util.find_spec(module):
+            mod = importlib.import_module(module)
+            for command in getattr(mod, "commands", []):
+                main.add_command(command)
+
+
+_register_optional_commands()
+
+__all__ = ["main", "current_app"]

@@ -1,0 +1,109 @@
+"""Configuration from the environment.
+
+Development and the demo run on an embedded default (a SQLite file and a local blob folder in the
+instance folder). Production sets DATABASE_URL, STORAGE_URL and the secret keys; the app refuses to
+start in production without JWT_SECRET_KEY so no token is ever signed with a guessable key.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw not in (None, "") else default
+
+
+class Config:
+    ENV_NAME = "production"
+    TESTING = False
+
+    SECRET_KEY = os.environ.get("SECRET_KEY")
+    JWT_SECRET_KEY = os.environ.get("JWT_SECRET_KEY")
+    JWT_ALGORITHM = "HS256"
+    JWT_DECODE_ALGORITHMS = ["HS256"]
+    # Short-lived access, refresh long enough to last a field day offline (R-E2 work is recorded
+    # offline and synced in the evening), revocable per device session.
+    JWT_ACCESS_TOKEN_EXPIRES = timedelta(minutes=_int("ACCESS_TOKEN_MINUTES", 15))
+    JWT_REFRESH_TOKEN_EXPIRES = timedelta(hours=_int("REFRESH_TOKEN_HOURS", 36))
+    JWT_TOKEN_LOCATION = ["headers"]
+    JWT_ERROR_MESSAGE_KEY = "message"
+
+    SQLALCHEMY_DATABASE_URI = os.environ.get("DATABASE_URL")  # None -> SQLite in instance folder
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {}
+    STORAGE_URL = os.environ.get("STORAGE_URL")  # None -> local folder in instance folder
+    S3_ENDPOINT_URL = os.environ.get("S3_ENDPOINT_URL")
+    PRESIGNED_URL_SECONDS = _int("PRESIGNED_URL_SECONDS", 300)
+
+    MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 40 * 1024 * 1024)
+    MAX_IMAGE_PIXELS = _int("MAX_IMAGE_PIXELS", 100_000_000)
+    MAX_DOCUMENT_BYTES = _int("MAX_DOCUMENT_BYTES", 40 * 1024 * 1024)
+    # A JSON body is small; photos and documents have their own streaming paths and limits.
+    MAX_CONTENT_LENGTH = None
+    MAX_JSON_BYTES = _int("MAX_JSON_BYTES", 5 * 1024 * 1024)
+    SYNC_MAX_BATCH = _int("SYNC_MAX_BATCH", 500)
+    SYNC_PULL_MAX_LIMIT = _int("SYNC_PULL_MAX_LIMIT", 1000)
+    TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
+    UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
+    PHOTO_FAR_FROM_SITE_M = _int("PHOTO_FAR_FROM_SITE_M", 500)
+
+    RATELIMIT_STORAGE_URI = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
+    RATELIMIT_HEADERS_ENABLED = True
+    LOGIN_RATE_LIMIT = os.environ.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour")
+
+    API_TITLE = "inspect-api"
+    API_VERSION = "v1"
+    OPENAPI_VERSION = "3.0.3"
+    OPENAPI_URL_PREFIX = "/api/v1"
+    OPENAPI_JSON_PATH = "openapi.json"
+    OPENAPI_SWAGGER_UI_PATH = "/docs"
+    OPENAPI_SWAGGER_UI_URL = None  # set below only when a local copy is not available
+    TIMEZONE = "America/New_York"
+
+    def check(self) -> None:
+        if not self.JWT_SECRET_KEY:
+            raise RuntimeError("JWT_SECRET_KEY must be set outside development and tests")
+        if not self.SECRET_KEY:
+            raise RuntimeError("SECRET_KEY must be set outside development and tests")
+
+
+class DevelopmentConfig(Config):
+    ENV_NAME = "development"
+
+    def __init__(self) -> None:
+        # A random per-process key is safe for local use: tokens simply die with the process.
+        self.SECRET_KEY = self.SECRET_KEY or secrets.token_hex(32)
+        self.JWT_SECRET_KEY = self.JWT_SECRET_KEY or secrets.token_hex(32)
+
+    def check(self) -> None:  # development may run with generated keys
+        return None
+
+
+class TestConfig(DevelopmentConfig):
+    ENV_NAME = "testing"
+    TESTING = True
+    SQLALCHEMY_DATABASE_URI = "sqlite://"
+    RATELIMIT_STORAGE_URI = "memory://"
+    RATELIMIT_ENABLED = True
+    PASSWORD_HASH_FAST = True  # cheaper argon2 parameters so the suite stays quick
+
+    def __init__(self, **overrides) -> None:
+        super().__init__()
+        self.SECRET_KEY = "test-secret-key-" + "x" * 32
+        self.JWT_SECRET_KEY = "test-jwt-key-" + "y" * 32
+        for key, value in overrides.items():
+            setattr(self, key, value)
+
+
+def config_for_environment() -> Config:
+    name = os.environ.get("INSPECT_API_ENV", "development" if not os.environ.get("DATABASE_URL") else "production")
+    if name == "production":
+        cfg = Config()
+    else:
+        cfg = DevelopmentConfig()
+    return cfg

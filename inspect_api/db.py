@@ -1,0 +1,80 @@
+"""Declarative base, column types and the mixin every record shares.
+
+Ids are UUID strings (devices make them offline, API.md). Times are stored in UTC and always
+come back timezone-aware, on SQLite as on PostgreSQL.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, registry
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class UTCDateTime(sa.TypeDecorator):
+    """A timezone-aware datetime stored as UTC; naive values are refused rather than guessed."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime; store timezone-aware values only")
+        value = value.astimezone(timezone.utc)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    # Mapped[datetime] is always timezone-aware UTC; plain dicts and lists are JSON.
+    registry = registry(
+        metadata=sa.MetaData(naming_convention=NAMING_CONVENTION),
+        type_annotation_map={datetime: UTCDateTime(), dict[str, Any]: sa.JSON(), list[Any]: sa.JSON()},
+    )
+
+
+IdColumn = sa.String(36)
+
+
+class RecordMixin:
+    """What every record keeps as evidence (DOMAIN.md "Evidence"): who, on which device, when by
+    the device clock and by the server clock, and a version that grows by one on every change."""
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    created_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    device_created_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+    def bump_version(self) -> None:
+        self.version = (self.version or 0) + 1

@@ -1,0 +1,1 @@
+"""Permit records (R-C), determinations (R-A, R-B), exemptions, assignments and the status flow."""

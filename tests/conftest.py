@@ -1,0 +1,105 @@
+"""Fixtures shared by every suite.
+
+The database is SQLite (a file, WAL) unless TEST_DATABASE_URL points at PostgreSQL; then each test
+session creates its own throw-away database on that server, so parallel runs never collide.
+The schema is built once per session; every test starts from empty tables plus reference data.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from inspect_api import create_app, import_models
+from inspect_api.config import TestConfig
+from inspect_api.extensions import db
+
+from .factories import Factory
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def _admin_url(url: str) -> str:
+    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory):
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        yield "sqlite:///" + str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+        return
+    admin = sa.create_engine(_admin_url(url), isolation_level="AUTOCOMMIT")
+    name = f"inspect_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    base = sa.engine.make_url(_admin_url(url))
+    yield base.set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def _schema(database_url):
+    import_models()
+    engine = sa.create_engine(database_url)
+    db.metadata.create_all(engine)
+    engine.dispose()
+    return database_url
+
+
+def _empty_tables() -> None:
+    from inspect_api.changes import SyncCounter
+    with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            names = ", ".join(f'"{t.name}"' for t in db.metadata.sorted_tables)
+            conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+        else:
+            for table in reversed(db.metadata.sorted_tables):
+                conn.execute(table.delete())
+        conn.execute(SyncCounter.__table__.insert().values(id=1, value=0, purged_through=0))
+
+
+@pytest.fixture
+def config(_schema, tmp_path):
+    return TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=(tmp_path / "blobs").as_uri())
+
+
+@pytest.fixture
+def app(config):
+    app = create_app(config)
+    with app.app_context():
+        _empty_tables()
+        from inspect_api.seed import run_all
+        run_all()
+        db.session.commit()
+        yield app
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def factory(app, client):
+    return Factory(app, client)
+
+
+@pytest.fixture
+def is_postgres(database_url):
+    return database_url.startswith("postgresql")
+
+
+@pytest.fixture
+def shared_data():
+    folder = SHARED_DATA / "real-exif"
+    if not folder.is_dir():
+        pytest.skip(f"real camera files not present at {folder} (the ../shared folder beside the checkout)")
+    return folder
