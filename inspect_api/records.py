@@ -1,0 +1,70 @@
+"""Helpers every record kind shares: client-made ids, idempotent create, optimistic concurrency.
+
+Conventions (API.md): a device may send its own UUID `id`; POSTing the same id with the same data
+again answers the existing record (200), with other data 409 `conflict`. Edits carry the version
+they were made against (`If-Match: <version>` or `"version"` in the body); a stale one is 409
+`version_conflict` with the current record in `errors.current`.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable
+
+from flask import has_request_context, request
+
+from .errors import Conflict, PreconditionRequired, ValidationFailed, VersionConflict
+from .extensions import db
+
+
+def valid_uuid(value: Any, field: str = "id") -> str:
+    try:
+        return str(uuid.UUID(str(value)))
+    except (ValueError, TypeError, AttributeError):
+        raise ValidationFailed(errors={field: ["Must be a UUID."]}) from None
+
+
+def expected_version(body: dict[str, Any] | None = None, *, required: bool = True) -> int | None:
+    """The version the client edited: the If-Match header (`3` or `"3"`) or `version` in the body."""
+    raw = request.headers.get("If-Match") if has_request_context() else None
+    if raw:
+        raw = raw.strip()
+        if raw.startswith("W/"):
+            raw = raw[2:]
+        raw = raw.strip('"')
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValidationFailed("If-Match must be the record's integer version.",
+                                   errors={"If-Match": ["Not an integer version."]}) from None
+    if body and body.get("version") is not None:
+        return int(body["version"])
+    if required:
+        raise PreconditionRequired()
+    return None
+
+
+def check_version(record: Any, expected: int | None, dump: Callable[[Any], dict]) -> None:
+    if expected is not None and expected != record.version:
+        raise VersionConflict(dump(record), f"The record is at version {record.version}, not {expected}; "
+                                            "reload it and apply your change again.")
+
+
+def existing_for_create(model: type, record_id: str | None, same: Callable[[Any], bool]) -> Any | None:
+    """Idempotent create: the existing record when this id was created before with the same data;
+    409 `conflict` when the id is taken by other data; None when the id is new."""
+    if not record_id:
+        return None
+    existing = db.session.get(model, str(record_id))
+    if existing is None:
+        return None
+    if same(existing):
+        return existing
+    raise Conflict("A different record already has this id.", error="conflict")
+
+
+def fields_equal(record: Any, data: dict[str, Any], keys: list[str] | tuple[str, ...]) -> bool:
+    return all(getattr(record, key) == data.get(key) for key in keys if key in data)
+
+
+def bump(record: Any) -> None:
+    record.version = (record.version or 0) + 1
