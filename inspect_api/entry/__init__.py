@@ -1,0 +1,1 @@
+"""Site-entry authorizations (R-E): the legal basis for every visit, survey or sample."""

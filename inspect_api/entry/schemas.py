@@ -1,0 +1,87 @@
+"""Shapes of site-entry authorizations (API.md "Record shapes"). Format only; the law is in rules.py."""
+from __future__ import annotations
+
+from datetime import timezone
+
+from marshmallow import Schema, fields, validate
+
+from .rules import ACTIVITIES, BASES
+
+_text = validate.Length(min=1, max=200)
+
+
+class UTCInstant(fields.AwareDateTime):
+    """Answers every instant in UTC, so a record reads the same before and after it is stored."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(timezone.utc)
+        return super()._serialize(value, attr, obj, **kwargs)
+
+
+class FieldRecordSchema(Schema):
+    """What every offline-creatable record answers with (API.md: version, created_at, updated_at, created_by)."""
+
+    id = fields.String(dump_only=True)
+    version = fields.Integer(dump_only=True)
+    created_at = UTCInstant(dump_only=True)
+    updated_at = UTCInstant(dump_only=True)
+    created_by = fields.String(dump_only=True, allow_none=True)
+    device_id = fields.String(dump_only=True, allow_none=True)
+    device_created_at = UTCInstant(dump_only=True, allow_none=True)
+
+
+class EntryAuthorizationSchema(FieldRecordSchema):
+    permit_id = fields.String()
+    basis = fields.String()
+    granted_by_name = fields.String()
+    granted_by_relation = fields.String()
+    scope = fields.List(fields.String())
+    valid_from = UTCInstant()
+    valid_to = UTCInstant()
+    signature_photo_id = fields.String(allow_none=True)
+    notes = fields.String(allow_none=True)
+    revoked_at = UTCInstant(allow_none=True)
+    revoked_by = fields.String(allow_none=True)
+    revocation_reason = fields.String(allow_none=True)
+
+
+class EntryAuthorizationCreateSchema(Schema):
+    id = fields.UUID(metadata={"description": "Client-made UUID; POSTing it again is idempotent."})
+    permit_id = fields.UUID(required=True)
+    basis = fields.String(required=True, validate=validate.OneOf(BASES))
+    granted_by_name = fields.String(required=True, validate=_text)
+    granted_by_relation = fields.String(required=True, validate=_text,
+                                        metadata={"description": "e.g. owner, tenant, site superintendent, judge"})
+    scope = fields.List(fields.String(validate=validate.OneOf(ACTIVITIES)), required=True,
+                        validate=validate.Length(min=1, max=3))
+    valid_from = fields.AwareDateTime(required=True)
+    valid_to = fields.AwareDateTime(required=True)
+    signature_photo_id = fields.UUID(allow_none=True, metadata={
+        "description": "The owner's signature image; required for owner_consent; may be uploaded later."})
+    notes = fields.String(allow_none=True, validate=validate.Length(max=4000))
+    device_created_at = fields.AwareDateTime(allow_none=True)
+
+
+class EntryAuthorizationUpdateSchema(Schema):
+    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    basis = fields.String(validate=validate.OneOf(BASES))
+    granted_by_name = fields.String(validate=_text)
+    granted_by_relation = fields.String(validate=_text)
+    scope = fields.List(fields.String(validate=validate.OneOf(ACTIVITIES)), validate=validate.Length(min=1, max=3))
+    valid_from = fields.AwareDateTime()
+    valid_to = fields.AwareDateTime()
+    signature_photo_id = fields.UUID(allow_none=True)
+    notes = fields.String(allow_none=True, validate=validate.Length(max=4000))
+    revoked_at = fields.AwareDateTime(metadata={"description": "Revokes after the edit, as POST .../revoke does."})
+    revocation_reason = fields.String(allow_none=True, validate=validate.Length(max=4000))
+
+
+class EntryRevokeSchema(Schema):
+    version = fields.Integer()
+    revoked_at = fields.AwareDateTime(metadata={"description": "When the grantor withdrew; default now."})
+    reason = fields.String(allow_none=True, validate=validate.Length(max=4000))
+
+
+class EntryAuthorizationQuerySchema(Schema):
+    permit_id = fields.UUID()

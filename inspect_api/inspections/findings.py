@@ -1,0 +1,74 @@
+"""Findings and corrective actions (R-I4): the one way any domain raises a finding, and the one
+query that scopes them by user."""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Iterable
+
+from sqlalchemy import Select, select
+
+from .. import audit
+from ..db import utcnow
+from ..extensions import db
+from ..permits.access import visible_permit_ids
+from . import rules
+from .models import FINDING_KINDS, SEVERITIES, Finding
+
+STATUS_FILTERS = ("open", "overdue", "closed")
+
+
+def today() -> date:
+    return rules.local_date(utcnow())
+
+
+def create_finding(permit, *, kind: str, description: str, observed_on: date, needs_new_control: bool = False,
+                   severity: str = "moderate", inspection_id: str | None = None, sample_id: str | None = None,
+                   item_key: str | None = None, parameter: str | None = None, required_action: str | None = None,
+                   photo_ids: Iterable[str] = (), actor: Any = None, record_id: str | None = None,
+                   device_created_at=None) -> Finding:
+    """Add an open finding to `permit` with its due date from R-I4, audited; flushes, never commits."""
+    if kind not in FINDING_KINDS:
+        raise ValueError(f"unknown finding kind {kind!r}")
+    if severity not in SEVERITIES:
+        raise ValueError(f"unknown severity {severity!r}")
+    finding = Finding(
+        id=record_id, permit_id=permit.id, inspection_id=inspection_id, sample_id=sample_id, item_key=item_key,
+        parameter=parameter, kind=kind, severity=severity, description=description,
+        required_action=required_action, needs_new_control=bool(needs_new_control), observed_on=observed_on,
+        due_on=rules.finding_due_on(observed_on, bool(needs_new_control)), status="open",
+        photo_ids=[str(p) for p in photo_ids], created_by=getattr(actor, "id", None),
+        device_created_at=device_created_at,
+    )
+    db.session.add(finding)
+    db.session.flush()
+    audit.record("finding.create", "finding", finding.id,
+                 {"kind": kind, "severity": severity, "due_on": finding.due_on, "inspection_id": inspection_id,
+                  "sample_id": sample_id, "item_key": item_key, "parameter": parameter},
+                 actor=actor, permit_id=permit.id)
+    return finding
+
+
+def touch_inspection(finding: Finding) -> None:
+    """An inspection shows its findings; when one changes on its own, devices should re-read the inspection."""
+    from ..changes import touch
+    from .models import Inspection
+    if finding.inspection_id:
+        inspection = db.session.get(Inspection, finding.inspection_id)
+        if inspection is not None:
+            touch(inspection)
+
+
+def open_findings_query(user, *, permit_id: str | None = None, status: str | None = None,
+                        on: date | None = None) -> Select:
+    """Findings `user` may see, newest due last. `status`: None (every status), "open", "closed", or
+    "overdue" (open and due before `on`, which defaults to today in America/New_York)."""
+    query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), Finding.deleted_at.is_(None))
+    if permit_id is not None:
+        query = query.where(Finding.permit_id == str(permit_id))
+    if status == "overdue":
+        query = query.where(Finding.status == "open", Finding.due_on < (on or today()))
+    elif status in ("open", "closed"):
+        query = query.where(Finding.status == status)
+    elif status is not None:
+        raise ValueError(f"unknown finding status filter {status!r}")
+    return query.order_by(Finding.due_on, Finding.created_at, Finding.id)

@@ -1,0 +1,88 @@
+"""Inspections, checklists and findings (DOMAIN.md R-I, R-A6) as pure functions. No database, no Flask."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from .. import workdays
+
+TOWN_TZ = ZoneInfo("America/New_York")
+ANSWERS = ("ok", "deficient", "n/a")
+NEW_CONTROL_DAYS = 7
+# R-A6: statuses in which land may lawfully be disturbed (approval or permit in hand, not yet closed).
+DISTURBANCE_ALLOWED = ("approved", "issued", "active", "work_complete")
+COVERED_LEVELS = ("administrative_review", "land_disturbance_permit")
+EDITABLE_STATUSES = ("draft", "returned")
+
+
+def local_date(at: datetime) -> date:
+    """The calendar day in Fairhaven of an instant (due dates and "today" are the Town's days)."""
+    return at.astimezone(TOWN_TZ).date()
+
+
+def finding_due_on(observed_on: date, needs_new_control: bool) -> date:
+    """R-I4 (practice, EPA CGP Part 5.2): maintenance by close of the next business day after the day
+    observed; where a new or replaced control is needed, within 7 calendar days (not moved off
+    weekends or holidays: the CGP counts calendar days)."""
+    if needs_new_control:
+        return observed_on + timedelta(days=NEW_CONTROL_DAYS)
+    return workdays.next_business_day(observed_on)
+
+
+def is_overdue(status: str, due_on: date, today: date) -> bool:
+    """Open past the close of its due day."""
+    return status == "open" and due_on < today
+
+
+def disturbance_without_approval(disturbance_observed: bool, review_level: str | None, permit_status: str) -> bool:
+    """R-A6: disturbance seen on a project the bylaw covers, before approval or permit (or after close)."""
+    return bool(disturbance_observed) and review_level in COVERED_LEVELS and permit_status not in DISTURBANCE_ALLOWED
+
+
+def checklist_errors(template_items: list[dict[str, Any]], answers: list[dict[str, Any]]) -> dict[Any, Any]:
+    """Field errors of checklist answers against the template version they answer (R-I3), keyed like
+    marshmallow's ({index: {field: [message]}}); empty when valid. Items the response leaves out are
+    simply unanswered; a submitted inspection must answer every item (see `unanswered`)."""
+    known = {item["key"] for item in template_items}
+    errors: dict[Any, Any] = {}
+    seen: set[str] = set()
+    for index, answer in enumerate(answers):
+        item_errors: dict[str, list[str]] = {}
+        key = answer.get("key")
+        if key not in known:
+            item_errors["key"] = [f"Unknown item {key!r} for this template version."]
+        elif key in seen:
+            item_errors["key"] = [f"Item {key!r} is answered twice."]
+        seen.add(key)
+        if answer.get("answer") not in ANSWERS:
+            item_errors["answer"] = ["Must be one of: ok, deficient, n/a."]
+        elif answer.get("answer") != "deficient" and answer.get("severity") is not None:
+            item_errors["severity"] = ["Only a deficient item has a severity."]
+        if item_errors:
+            errors[index] = item_errors
+    return errors
+
+
+def unanswered(template_items: list[dict[str, Any]], answers: list[dict[str, Any]]) -> list[str]:
+    answered = {answer.get("key") for answer in answers}
+    return [item["key"] for item in template_items if item["key"] not in answered]
+
+
+def deficiency_needs_new_control(item: dict[str, Any], answer: dict[str, Any]) -> bool:
+    """The inspector's call when made; otherwise the template item's default."""
+    if answer.get("needs_new_control") is not None:
+        return bool(answer["needs_new_control"])
+    return bool(item.get("needs_new_control_default", False))
+
+
+def deficiency_description(item: dict[str, Any], answer: dict[str, Any]) -> str:
+    note = (answer.get("note") or "").strip()
+    return f"{item['label']}: deficient" + (f". {note}" if note else ".")
+
+
+def deficiency_action(item: dict[str, Any], needs_new_control: bool) -> str:
+    control = item.get("control") or "the control"
+    if needs_new_control:
+        return f"Install or replace {control} as the ESC plan requires."
+    return f"Repair or maintain {control} so it works as the ESC plan requires."

@@ -1,0 +1,228 @@
+"""Inspection operations: load, check, change, flush (never commit).
+
+Submission, review and the findings they raise live in workflow.py; findings' own operations in
+finding_services.py. Both are re-exported here so every entity keeps the service convention
+(create_/update_/get_/visible_/dump_) in one module.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import selectinload
+
+from .. import audit
+from ..auth.permissions import current_device_id
+from ..checklists.services import find_template
+from ..db import utcnow
+from ..entry.services import require_entry
+from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
+from ..extensions import db
+from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.models import Permit
+from ..records import bump, check_version, existing_for_create, fields_equal
+from . import rules
+from .finding_services import (create_finding, dump_finding, get_finding, list_findings,  # noqa: F401
+                               update_finding, visible_findings)
+from .models import Finding, Inspection
+from .schemas import InspectionSchema
+from .workflow import ensure_editable, review_inspection, submit_inspection  # noqa: F401
+
+SIMPLE = ("kind", "started_at", "ended_at", "weather", "phase", "unsafe_areas", "notes", "disturbance_observed")
+_dump_schema = InspectionSchema()
+
+
+def visible_inspections(user) -> Select:
+    """Inspections `user` may see. Applicants see their own permits' inspections once submitted:
+    a draft is the inspector's working copy, not yet a statement of the Town."""
+    query = select(Inspection).where(Inspection.permit_id.in_(visible_permit_ids(user)), Inspection.deleted_at.is_(None))
+    if user.role == "applicant":
+        query = query.where(Inspection.status != "draft")
+    return query
+
+
+def list_inspections(user, *, permit_id: str | None = None, status: str | None = None,
+                     kind: str | None = None) -> list[Inspection]:
+    """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
+    query = visible_inspections(user).options(selectinload(Inspection.findings), selectinload(Inspection.permit))
+    for column, value in ((Inspection.permit_id, permit_id), (Inspection.status, status), (Inspection.kind, kind)):
+        if value:
+            query = query.where(column == str(value))
+    order = (Inspection.submitted_at,) if status == "submitted" else (Inspection.started_at.desc(),)
+    return db.session.scalars(query.order_by(*order, Inspection.id)).all()
+
+
+def get_inspection(user, record_id: str) -> Inspection:
+    record = db.session.scalar(visible_inspections(user).where(Inspection.id == str(record_id)))
+    if record is None:
+        raise NotFound("No such inspection.")
+    return record
+
+
+def dump_inspection(record: Inspection) -> dict[str, Any]:
+    return _dump_schema.dump(record)
+
+
+def _answer(item: dict[str, Any]) -> dict[str, Any]:
+    """One answer in the stored form: every key present, ids as strings, so replays compare equal."""
+    return {"key": item.get("key"), "answer": item.get("answer"), "note": item.get("note"),
+            "photo_ids": [str(p) for p in item.get("photo_ids") or []],
+            "needs_new_control": item.get("needs_new_control"), "severity": item.get("severity")}
+
+
+def _values(data: dict[str, Any]) -> dict[str, Any]:
+    """Column values from a loaded body; only what the body holds, so PATCH touches only those."""
+    values = {key: data[key] for key in SIMPLE if key in data}
+    if values.get("unsafe_areas") is None and "unsafe_areas" in values:
+        values["unsafe_areas"] = []
+    if data.get("entry_authorization_id"):
+        values["entry_authorization_id"] = str(data["entry_authorization_id"])
+    if "verifies_finding_ids" in data:
+        values["verifies_finding_ids"] = [str(f) for f in data["verifies_finding_ids"] or []]
+    if "location" in data:
+        loc = data["location"] or {}
+        values.update(location_lat=loc.get("lat"), location_lon=loc.get("lon"),
+                      location_accuracy_m=loc.get("accuracy_m"))
+    if "checklist" in data:
+        checklist = data["checklist"]
+        values["checklist_template"] = checklist["template"] if checklist else None
+        values["checklist_items"] = [_answer(item) for item in checklist.get("items") or []] if checklist else []
+        if not checklist or checklist.get("template_version") is not None:
+            values["checklist_template_version"] = checklist.get("template_version") if checklist else None
+    return values
+
+
+def _resolve_checklist(values: dict[str, Any]) -> None:
+    """Pin the template version answered (the current one when the device sent none) and check every
+    answer against that version, not the newest (R-I3)."""
+    key = values.get("checklist_template")
+    if key is None:
+        values["checklist_template_version"] = None
+        return
+    template = find_template(key, values.get("checklist_template_version"))
+    if template is None:
+        field = "template_version" if values.get("checklist_template_version") else "template"
+        raise ValidationFailed(errors={"checklist": {field: ["No such checklist template version."]}})
+    values["checklist_template_version"] = template.version
+    errors = rules.checklist_errors(template.items, values["checklist_items"])
+    if errors:
+        raise ValidationFailed("Some checklist answers do not fit the template version they answer.",
+                               errors={"checklist": {"items": errors}})
+
+
+def _check_content(permit: Permit, state: dict[str, Any], record_id: str | None = None) -> None:
+    errors: dict[str, list[str]] = {}
+    if state.get("ended_at") and state["ended_at"] < state["started_at"]:
+        errors["ended_at"] = ["Must not be before started_at."]
+    verifies = state.get("verifies_finding_ids") or []
+    if verifies and state["kind"] != "follow_up":
+        errors["verifies_finding_ids"] = ["Only a follow_up inspection verifies findings fixed."]
+    elif verifies:
+        found = set(db.session.scalars(select(Finding.id).where(
+            Finding.id.in_(verifies), Finding.permit_id == permit.id, Finding.deleted_at.is_(None))))
+        if len(set(verifies)) != len(verifies) or found != set(verifies):
+            errors["verifies_finding_ids"] = ["Each id must be a finding of this permit, listed once."]
+    supersedes = state.get("supersedes_id")
+    if supersedes:
+        prior = db.session.get(Inspection, supersedes)
+        if prior is None or prior.permit_id != permit.id or prior.status != "approved" or prior.id == record_id:
+            errors["supersedes_id"] = ["Must be an approved inspection of this permit."]
+    if errors:
+        raise ValidationFailed(errors=errors)
+
+
+def create_inspection(user, data: dict[str, Any]) -> tuple[Inspection, bool]:
+    permit = get_visible_permit(user, str(data["permit_id"]))
+    check_field_work(user, permit)
+    values = _values(data)
+    supersedes = str(data["supersedes_id"]) if data.get("supersedes_id") else None
+    record_id = str(data["id"]) if data.get("id") else None
+    existing = existing_for_create(Inspection, record_id, lambda rec: (
+        rec.permit_id == permit.id and rec.deleted_at is None and rec.supersedes_id == supersedes
+        and fields_equal(rec, values, list(values))))
+    if existing is not None:
+        return existing, False
+    values.setdefault("checklist_template", None)
+    values.setdefault("checklist_items", [])
+    _resolve_checklist(values)
+    _check_content(permit, {**values, "supersedes_id": supersedes})
+    auth = require_entry(user, permit, values.get("entry_authorization_id"), "examination", values["started_at"])
+    values["entry_authorization_id"] = auth.id
+    record = Inspection(id=record_id, permit_id=permit.id, supersedes_id=supersedes, status="draft",
+                        created_by=user.id, device_id=current_device_id(),
+                        device_created_at=data.get("device_created_at"), **values)
+    db.session.add(record)
+    db.session.flush()
+    audit.record("inspection.create", "inspection", record.id,
+                 {"kind": record.kind, "started_at": record.started_at, "entry_authorization_id": auth.id,
+                  "supersedes_id": supersedes}, actor=user, permit_id=permit.id)
+    if data.get("status") not in (None, "draft"):
+        _requested_status(record, data)  # only "submitted" passes
+        submit_inspection(user, record)
+    return record, True
+
+
+def update_inspection(user, record: Inspection, data: dict[str, Any], expected_version: int | None) -> Inspection:
+    """Edit a draft or returned inspection. `status: "submitted"` in the data submits it after the edit
+    (how an offline device's "save and submit" arrives); reviews only go through review_inspection."""
+    permit = db.session.get(Permit, record.permit_id)
+    check_field_work(user, permit)
+    db.session.refresh(record, with_for_update=True)  # no lost update between two editors
+    ensure_editable(record)
+    check_version(record, expected_version, dump_inspection)
+    status = _requested_status(record, data)
+    values = _values(data)
+    if values:
+        _apply_edits(user, record, permit, values)
+    if status == "submitted":
+        submit_inspection(user, record)
+    return record
+
+
+def _requested_status(record: Inspection, data: dict[str, Any]) -> str | None:
+    status = data.get("status")
+    if status in (None, record.status) or (status == "draft" and record.status == "returned"):
+        return None
+    if status != "submitted":
+        raise InvalidTransition("Inspections are approved or returned through their review, not by an edit.")
+    return status
+
+
+def _apply_edits(user, record: Inspection, permit: Permit, values: dict[str, Any]) -> None:
+    if values.get("checklist_template") is not None and "checklist_template_version" not in values \
+            and values["checklist_template"] == record.checklist_template:
+        # An edit keeps answering the version the inspection started on, even if a newer one exists.
+        values["checklist_template_version"] = record.checklist_template_version
+    if "checklist_template" in values:
+        _resolve_checklist(values)
+    state = {key: getattr(record, key) for key in ("kind", "started_at", "ended_at", "verifies_finding_ids")}
+    state.update({k: v for k, v in values.items() if k in state})
+    _check_content(permit, state, record.id)
+    if "started_at" in values or "entry_authorization_id" in values:
+        auth = require_entry(user, permit, values.get("entry_authorization_id", record.entry_authorization_id),
+                             "examination", state["started_at"])
+        values["entry_authorization_id"] = auth.id
+    before = dump_inspection(record)
+    for key, value in values.items():
+        setattr(record, key, value)
+    bump(record)
+    db.session.flush()
+    audit.record("inspection.update", "inspection", record.id, audit.diff(before, dump_inspection(record)),
+                 actor=user, permit_id=record.permit_id)
+
+
+def delete_inspection(user, record: Inspection, expected_version: int | None) -> Inspection:
+    """Soft delete (a tombstone for devices); only a draft, which no one has yet relied on."""
+    check_field_work(user, db.session.get(Permit, record.permit_id))
+    db.session.refresh(record, with_for_update=True)
+    if record.status == "approved":
+        raise Conflict("An approved inspection is locked and is never deleted.", error="record_locked")
+    if record.status != "draft":
+        raise InvalidTransition("Only a draft inspection can be deleted; a submitted one stays on record.")
+    check_version(record, expected_version, dump_inspection)
+    record.deleted_at = utcnow()
+    bump(record)
+    db.session.flush()
+    audit.record("inspection.delete", "inspection", record.id, {"deleted_at": record.deleted_at},
+                 actor=user, permit_id=record.permit_id)
+    return record

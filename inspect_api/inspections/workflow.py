@@ -1,0 +1,203 @@
+"""Submission and review of inspections (R-I5) and the findings a submission raises (R-I3, R-I4, R-A6).
+
+draft -> submitted -> approved | returned; returned -> (edited) -> submitted again. Approved is final:
+a correction is a new inspection with `supersedes_id`.
+
+Findings follow the answers they come from: each deficient item of a submitted inspection has
+exactly one finding (kind "deficiency", keyed by the item), and disturbance seen before approval
+one finding of kind "work_without_approval". Re-submitting after a return updates those findings,
+and withdraws (soft-deletes) an open one whose answer is no longer deficient; nothing is duplicated.
+Findings listed in a follow-up's `verifies_finding_ids` are closed when the follow-up is approved, so
+only a reviewed visit can certify a corrective action done.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from .. import audit
+from ..checklists.services import find_template
+from ..db import utcnow
+from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
+from ..extensions import db
+from ..permits.access import check_field_work
+from ..permits.models import Permit, PermitEvent
+from ..records import bump, check_version
+from . import findings as finding_ops
+from . import rules
+from .models import Finding, Inspection
+
+WITHOUT_APPROVAL = ("work_without_approval", None)
+
+
+def _dump(record: Inspection) -> dict[str, Any]:
+    from .services import dump_inspection
+    return dump_inspection(record)
+
+
+def ensure_editable(record: Inspection) -> None:
+    if record.status == "approved":
+        raise Conflict("This inspection is approved and locked; record a new inspection that supersedes it.",
+                       error="record_locked")
+    if record.status == "submitted":
+        raise Conflict("This inspection is submitted and awaits review; it can be edited again if returned.",
+                       error="record_locked")
+
+
+def _lock(record: Inspection) -> None:
+    """Re-read the row under a lock so two concurrent submissions or reviews cannot both pass the
+    status check (and, say, raise the same findings twice)."""
+    db.session.refresh(record, with_for_update=True)
+
+
+def submit_inspection(user, record: Inspection, expected_version: int | None = None) -> Inspection:
+    permit = db.session.get(Permit, record.permit_id)
+    check_field_work(user, permit)
+    _lock(record)
+    if record.status == "approved":
+        ensure_editable(record)
+    if record.status not in rules.EDITABLE_STATUSES:
+        raise InvalidTransition("This inspection is already submitted and awaits review.")
+    check_version(record, expected_version, _dump)
+    template = _complete_checklist(record)
+    before = _dump(record)
+    record.status, record.submitted_at, record.submitted_by = "submitted", utcnow(), user.id
+    _sync_findings(user, record, permit, template)
+    bump(record)
+    db.session.flush()
+    db.session.expire(record, ["findings"])
+    audit.record("inspection.submit", "inspection", record.id, audit.diff(before, _dump(record)),
+                 actor=user, permit_id=record.permit_id)
+    return record
+
+
+def _complete_checklist(record: Inspection):
+    if record.checklist_template is None:
+        raise ValidationFailed("Submit the inspection with its checklist.",
+                               errors={"checklist": ["An inspection is submitted with its checklist."]})
+    template = find_template(record.checklist_template, record.checklist_template_version)
+    missing = rules.unanswered(template.items, record.checklist_items)
+    if missing:
+        raise ValidationFailed("Answer every checklist item (n/a where it does not apply) before submitting.",
+                               errors={"checklist": {"items": [f"Not answered: {', '.join(missing)}."]}})
+    return template
+
+
+def review_inspection(user, record: Inspection, data: dict[str, Any], expected_version: int | None = None) -> Inspection:
+    """R-I5: a supervisor approves, or returns with comments for the inspector to edit and resubmit."""
+    if not user.is_supervisor:
+        raise Forbidden("Only supervisors review inspections.")
+    _lock(record)
+    if record.status == "approved":
+        ensure_editable(record)
+    if record.status != "submitted":
+        raise InvalidTransition("Only a submitted inspection can be reviewed.")
+    check_version(record, expected_version, _dump)
+    decision, comment = data["decision"], (data.get("comment") or "").strip() or None
+    if decision == "returned" and not comment:
+        raise ValidationFailed(errors={"comment": ["Say what to change when returning an inspection."]})
+    before = _dump(record)
+    now = utcnow()
+    record.status, record.reviewed_at, record.reviewed_by, record.review_comment = decision, now, user.id, comment
+    record.reviews = [*(record.reviews or []),
+                      {"decision": decision, "comment": comment, "by": user.id, "at": now.isoformat()}]
+    if decision == "approved":
+        _verify_findings(user, record)
+    bump(record)
+    db.session.flush()
+    audit.record(f"inspection.{decision}", "inspection", record.id, audit.diff(before, _dump(record)),
+                 actor=user, permit_id=record.permit_id)
+    return record
+
+
+def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple[str, str | None], dict]:
+    wanted: dict[tuple[str, str | None], dict] = {}
+    for answer in record.checklist_items:
+        if answer["answer"] != "deficient":
+            continue
+        item = template.item(answer["key"])
+        new_control = rules.deficiency_needs_new_control(item, answer)
+        wanted[("deficiency", answer["key"])] = {
+            "description": rules.deficiency_description(item, answer), "needs_new_control": new_control,
+            "required_action": rules.deficiency_action(item, new_control), "severity": answer.get("severity"),
+            "photo_ids": list(answer.get("photo_ids") or [])}
+    status = _permit_status_at(permit, record.started_at)
+    if rules.disturbance_without_approval(record.disturbance_observed, permit.review_level, status):
+        wanted[WITHOUT_APPROVAL] = {
+            "description": f"Land disturbance observed while the project's status was {status.replace('_', ' ')}: "
+                           "no approval or permit is in force (bylaw §A, §C; R-A6).",
+            "needs_new_control": False, "severity": "high", "photo_ids": [],
+            "required_action": "Stop land-disturbing activity and stabilize the site until the approval or permit "
+                               "is issued."}
+    return wanted
+
+
+def _permit_status_at(permit: Permit, at) -> str:
+    """The permit's status when the visit happened (R-A6 asks whether approval was in force then, not at
+    submission); the current status when the history holds nothing that early."""
+    status = db.session.scalar(select(PermitEvent.to_status).where(PermitEvent.permit_id == permit.id,
+                                                                   PermitEvent.at <= at)
+                               .order_by(PermitEvent.at.desc()).limit(1))
+    return status or permit.status
+
+
+def _sync_findings(user, record: Inspection, permit: Permit, template) -> None:
+    wanted = _wanted_findings(record, permit, template)
+    observed_on = rules.local_date(record.started_at)
+    made = {(f.kind, f.item_key): f for f in db.session.scalars(
+        select(Finding).where(Finding.inspection_id == record.id,
+                                 Finding.kind.in_(("deficiency", "work_without_approval"))))}
+    for key, spec in wanted.items():
+        finding = made.get(key)
+        if finding is None:
+            finding_ops.create_finding(
+                permit, kind=key[0], item_key=key[1], inspection_id=record.id, observed_on=observed_on,
+                description=spec["description"], needs_new_control=spec["needs_new_control"],
+                severity=spec["severity"] or "moderate", required_action=spec["required_action"],
+                photo_ids=spec["photo_ids"], actor=user)
+        elif finding.status == "open":
+            _refresh_finding(user, finding, spec, observed_on)
+    for key, finding in made.items():
+        if key not in wanted and finding.status == "open" and finding.deleted_at is None:
+            finding.deleted_at = utcnow()
+            bump(finding)
+            audit.record("finding.withdraw", "finding", finding.id, {"reason": "answer no longer deficient"},
+                         actor=user, permit_id=finding.permit_id)
+
+
+def _refresh_finding(user, finding: Finding, spec: dict, observed_on) -> None:
+    """The answer changed before approval: the finding it made follows (a supervisor's due-date
+    override stays)."""
+    before = {k: getattr(finding, k) for k in ("description", "needs_new_control", "severity", "photo_ids",
+                                               "due_on", "required_action", "deleted_at", "observed_on")}
+    finding.deleted_at = None
+    finding.description, finding.photo_ids, finding.observed_on = spec["description"], spec["photo_ids"], observed_on
+    if spec["severity"]:
+        finding.severity = spec["severity"]
+    if finding.needs_new_control != spec["needs_new_control"] or before["observed_on"] != observed_on:
+        finding.needs_new_control = spec["needs_new_control"]
+        finding.required_action = spec["required_action"]
+        if not finding.due_on_override_reason:
+            finding.due_on = rules.finding_due_on(observed_on, spec["needs_new_control"])
+    after = {k: getattr(finding, k) for k in before}
+    if after != before:
+        bump(finding)
+        audit.record("finding.update", "finding", finding.id, audit.diff(before, after), actor=user,
+                     permit_id=finding.permit_id)
+
+
+def _verify_findings(user, record: Inspection) -> None:
+    fixed_on = rules.local_date(record.started_at)
+    for finding_id in record.verifies_finding_ids or []:
+        finding = db.session.get(Finding, finding_id)
+        if finding is None or finding.permit_id != record.permit_id or finding.deleted_at is not None \
+                or finding.status != "open":
+            continue
+        finding.status, finding.verified_fixed_on = "closed", fixed_on
+        finding.verified_by_inspection_id, finding.closed_at = record.id, utcnow()
+        bump(finding)
+        finding_ops.touch_inspection(finding)
+        audit.record("finding.verified_fixed", "finding", finding.id,
+                     {"verified_fixed_on": fixed_on, "inspection_id": record.id}, actor=user,
+                     permit_id=finding.permit_id)
