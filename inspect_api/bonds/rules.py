@@ -1,0 +1,112 @@
+"""Bond rules of the bylaw's surety section as pure functions (DOMAIN.md R-D). No database, no Flask.
+
+Money is Decimal throughout: amounts are whole cents, sums are exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Iterable
+
+FORMS = ("surety_bond", "letter_of_credit", "cash", "other")
+RELEASE_KINDS = ("partial", "full")
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a change cannot be made: `status` 409 for the state of things, 422 for the request itself."""
+
+    status: int
+    error: str
+    message: str
+    field: str | None = None
+
+
+def money(value) -> Decimal:
+    return Decimal(value if value is not None else 0).quantize(CENT)
+
+
+def allocation_problems(amount: Decimal, phases: Iterable[tuple[str, Decimal]]) -> dict[str, list[str]]:
+    """R-D1: a bond may be split by phase; each phase once, each share positive, the shares within the amount."""
+    errors: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    total = ZERO
+    for phase_id, share in phases:
+        if phase_id in seen:
+            errors.setdefault("phases", []).append(f"Phase {phase_id} is listed twice.")
+        seen.add(phase_id)
+        if share <= ZERO:
+            errors.setdefault("phases", []).append("Each phase's share must be more than zero.")
+        total += share
+    if total > amount:
+        errors.setdefault("phases", []).append(
+            f"The phases add up to {total}, more than the bond amount of {amount}.")
+    return errors
+
+
+def amount_problem(new_amount: Decimal, released: Decimal) -> Problem | None:
+    """The amount may be corrected, but never below what has already been released (R-D2)."""
+    if new_amount < released:
+        return Problem(409, "amount_below_released",
+                       f"{released} has already been released; the amount cannot be less.", "amount")
+    return None
+
+
+def partial_release_problem(*, phase_on_bond: bool, phase_share: Decimal | None, completed_in_compliance: bool,
+                            completed_on: date | None, already_released: bool, amount: Decimal,
+                            bond_amount: Decimal, released: Decimal, released_on: date) -> Problem | None:
+    """R-D2: part of the bond is released as a phase completes in compliance, once per phase, never past
+    the phase's share nor, summed, past the bond amount."""
+    if not phase_on_bond:
+        return Problem(422, "validation_error", "The bond holds no share for this phase.", "phase_id")
+    if not completed_in_compliance:
+        return Problem(409, "phase_not_complete",
+                       "This phase has not been recorded complete in compliance; its share cannot be released (R-D2).")
+    if already_released:
+        return Problem(409, "phase_already_released", "This phase's share has already been released.")
+    if completed_on is not None and released_on < completed_on:
+        return Problem(422, "validation_error", f"The phase was completed on {completed_on}; a release cannot "
+                                                "come before that.", "released_on")
+    if amount > phase_share:
+        return Problem(422, "validation_error",
+                       f"The phase's share is {phase_share}; more cannot be released for it.", "amount")
+    if released + amount > bond_amount:
+        return Problem(409, "exceeds_bond_amount",
+                       f"Releasing {amount} would bring the total released to {released + amount}, more than "
+                       f"the bond amount of {bond_amount} (R-D2).")
+    return None
+
+
+def full_release_problem(*, certificate_issued: bool, bond_amount: Decimal, released: Decimal,
+                         amount: Decimal | None) -> Problem | None:
+    """R-D3: the remainder is released only after the final report (or completion notice) is accepted and
+    the certificate of completion issued."""
+    if not certificate_issued:
+        return Problem(409, "certificate_required",
+                       "The bond cannot be fully released before the certificate of completion is issued (R-D3).")
+    remaining = bond_amount - released
+    if remaining <= ZERO:
+        return Problem(409, "already_released", "Nothing of this bond remains to be released.")
+    if amount is not None and amount != remaining:
+        return Problem(422, "validation_error",
+                       f"A full release releases the remaining {remaining}; leave the amount out or send it.",
+                       "amount")
+    return None
+
+
+def release_date_problem(released_on: date, received_on: date | None, today: date) -> Problem | None:
+    if released_on > today:
+        return Problem(422, "validation_error", "A release cannot be dated in the future.", "released_on")
+    if received_on is not None and released_on < received_on:
+        return Problem(422, "validation_error", f"The bond was received on {received_on}; a release cannot "
+                                                "come before that.", "released_on")
+    return None
+
+
+def bond_status(amount: Decimal, released: Decimal) -> str:
+    if released <= ZERO:
+        return "held"
+    return "released" if released >= amount else "partially_released"

@@ -1,0 +1,117 @@
+"""Certificates of completion (R-F3): issue a numbered certificate on an accepted notice or report, which
+closes the permit and unlocks full bond release (R-D3)."""
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import Select, select
+
+from .. import audit
+from ..auth.models import User
+from ..db import utcnow
+from ..errors import Conflict, NotFound
+from ..extensions import db
+from ..permits.access import get_visible_permit, visible_permit_ids
+from . import rules
+from .common import local_date, require_supervisor
+from .models import Certificate, CertificateCounter, CompletionNotice, FinalReport
+from .schemas import CompletionCertificateSchema
+
+LEVEL_TITLES = {rules.ADMIN_REVIEW: "Administrative Land Disturbance Review",
+                rules.PERMIT: "Land Disturbance Permit"}
+
+
+def visible_certificates(user) -> Select:
+    return select(Certificate).where(Certificate.permit_id.in_(visible_permit_ids(user)))
+
+
+def get_certificate(user, certificate_id: str) -> Certificate:
+    cert = db.session.scalar(visible_certificates(user).where(Certificate.id == str(certificate_id)))
+    if cert is None:
+        raise NotFound("No such certificate.")
+    return cert
+
+
+def certificate_for_permit(permit_id: str) -> Certificate | None:
+    return db.session.scalar(select(Certificate).where(Certificate.permit_id == permit_id))
+
+
+def get_permit_certificate(user, permit_id: str) -> Certificate:
+    cert = certificate_for_permit(get_visible_permit(user, permit_id).id)
+    if cert is None:
+        raise NotFound("No certificate of completion has been issued for this permit.")
+    return cert
+
+
+def closeout_basis(permit) -> CompletionNotice | FinalReport | None:
+    """The record a certificate rests on: the completion notice (administrative review) or final report (permit)."""
+    model = {"completion_notice": CompletionNotice, "final_report": FinalReport}.get(
+        rules.closeout_kind(permit.review_level) or "")
+    if model is None:
+        return None
+    return db.session.scalar(select(model).where(model.permit_id == permit.id))
+
+
+def next_number(year: int) -> tuple[int, str]:
+    """The next number of `year`, taken by incrementing the year's counter row inside the issuing transaction.
+    The UPDATE locks that row until commit, so concurrent issues wait in line, and a rollback returns the
+    number: the sequence has no gaps and no duplicates."""
+    table = CertificateCounter.__table__
+    dialect = db.session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    db.session.execute(insert(table).values(year=year, last=0).on_conflict_do_nothing(index_elements=["year"]))
+    sequence = db.session.execute(
+        sa.update(table).where(table.c.year == year).values(last=table.c.last + 1).returning(table.c.last)
+    ).scalar_one()
+    return sequence, rules.certificate_number(year, sequence)
+
+
+def _snapshot(permit, basis, issuer: User) -> dict[str, Any]:
+    applicant = db.session.get(User, permit.applicant_id)
+    return {
+        "permit_number": permit.number, "review_level": permit.review_level,
+        "review_level_title": LEVEL_TITLES.get(permit.review_level, permit.review_level),
+        "site_address": permit.site_address, "parcel_id": permit.parcel_id, "owner_name": permit.owner_name,
+        "applicant_name": applicant.name if applicant else None,
+        "work_completed_on": permit.work_completed_on.isoformat() if permit.work_completed_on else None,
+        "basis_accepted_on": local_date(basis.reviewed_at).isoformat(), "issued_by_name": issuer.name,
+    }
+
+
+def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certificate:
+    """R-F3: only a supervisor, only for a permit whose work is complete, only on an accepted notice or report."""
+    require_supervisor(user)
+    permit = get_visible_permit(user, permit_id, for_update=True)
+    basis = closeout_basis(permit)
+    problem = rules.certificate_problem(permit.status, basis.status if basis else None,
+                                        certificate_for_permit(permit.id) is not None)
+    if problem:
+        raise Conflict(problem[1], error=problem[0])
+    now = utcnow()
+    issued_on = local_date(now)
+    sequence, number = next_number(issued_on.year)
+    cert = Certificate(permit_id=permit.id, number=number, year=issued_on.year, sequence=sequence, issued_at=now,
+                       issued_on=issued_on, issued_by=user.id, basis_type=rules.closeout_kind(permit.review_level),
+                       basis_id=basis.id, remarks=(remarks or "").strip() or None,
+                       snapshot=_snapshot(permit, basis, user))
+    db.session.add(cert)
+    db.session.flush()
+    audit.record("certificate.issue", "certificate", cert.id, {"number": number, "basis_id": basis.id},
+                 actor=user, permit_id=permit.id)
+    from ..permits.services import close_permit
+    close_permit(permit, user)
+    return cert
+
+
+def certificate_view(cert: Certificate) -> dict[str, Any]:
+    return {"id": cert.id, "permit_id": cert.permit_id, "number": cert.number, "issued_at": cert.issued_at,
+            "issued_on": cert.issued_on, "issued_by": cert.issued_by, "basis_type": cert.basis_type,
+            "basis_id": cert.basis_id, "remarks": cert.remarks, "pdf_url": f"/api/v1/certificates/{cert.id}.pdf"}
+
+
+def dump_certificate(cert: Certificate) -> dict[str, Any]:
+    return CompletionCertificateSchema().dump(certificate_view(cert))

@@ -1,0 +1,139 @@
+"""Final reports of land disturbance permits (R-F2) and their documents."""
+from __future__ import annotations
+
+from flask import redirect, request, send_file
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..auth.permissions import current_user, login_required, roles_required
+from ..extensions import db
+from ..records import expected_version
+from . import documents, reports
+from .models import FinalReport
+from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
+                      FinalReportDocumentUploadQuerySchema, FinalReportQuerySchema, FinalReportSchema,
+                      FinalReportUpdateSchema)
+
+blp = Blueprint("final_reports", __name__, url_prefix="/api/v1",
+                description="Final reports of land disturbance permits, due two years after completion (R-F2)")
+UPLOAD_BODY = {"required": True, "description": "The file's bytes as the body (streamed; at most MAX_DOCUMENT_BYTES). "
+               "The type is read from the bytes: PDF, JPEG, PNG, WebP or HEIC; anything else is 415, a declared "
+               "Content-Type that the bytes contradict is 422 `content_type_mismatch`, a truncated file 422 "
+               "`document_invalid`. Optional header X-Content-SHA256 (hex) is checked (422 `checksum_mismatch`).",
+               "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in documents.ALLOWED_TYPES}}
+BYTES_RESPONSE = {"200": {"description": "The document's bytes (or a 302 to a signed storage URL)",
+                          "content": {t: {"schema": {"type": "string", "format": "binary"}}
+                                      for t in documents.ALLOWED_TYPES}}}
+
+
+@blp.route("/final-reports")
+class Reports(MethodView):
+    @login_required
+    @blp.arguments(FinalReportQuerySchema, location="query")
+    @blp.response(200, FinalReportSchema(many=True))
+    def get(self, args):
+        """List the final reports you may see (applicants: their own); filter by permit, status, overdue"""
+        query = reports.visible_final_reports(current_user)
+        for key in ("permit_id", "status"):
+            if args.get(key):
+                query = query.where(getattr(FinalReport, key) == args[key])
+        views = [reports.report_view(r) for r in db.session.scalars(query.order_by(FinalReport.created_at))]
+        return [v for v in views if "overdue" not in args or v["overdue"] == args["overdue"]]
+
+    @login_required
+    @blp.arguments(FinalReportCreateSchema)
+    @blp.response(201, FinalReportSchema)
+    @blp.alt_response(200, schema=FinalReportSchema, description="The same id and data again: the existing report")
+    @blp.alt_response(409, description="`report_exists`, `conflict`, `wrong_closeout_kind` or `permit_not_active`")
+    def post(self, body):
+        """Start the final report of a land disturbance permit (a draft until submitted)"""
+        report, created = reports.create_final_report(current_user, body)
+        return reports.report_view(report), 201 if created else 200
+
+
+@blp.route("/final-reports/<report_id>")
+class ReportItem(MethodView):
+    @login_required
+    @blp.response(200, FinalReportSchema)
+    def get(self, report_id):
+        """One final report, with its due date, overdue flag and what is still missing"""
+        return reports.report_view(reports.get_final_report(current_user, report_id))
+
+    @login_required
+    @blp.arguments(FinalReportUpdateSchema)
+    @blp.response(200, FinalReportSchema)
+    @blp.alt_response(409, description="`version_conflict` or `record_locked` (submitted or accepted)")
+    def patch(self, body, report_id):
+        """Edit a draft or returned final report (If-Match or version)"""
+        report = reports.get_final_report(current_user, report_id)
+        return reports.report_view(reports.update_final_report(current_user, report, body, expected_version(body)))
+
+
+@blp.route("/final-reports/<report_id>/submit", methods=["POST"])
+@login_required
+@blp.response(200, FinalReportSchema)
+@blp.alt_response(422, description="Incomplete: `errors` lists what R-F2 still needs, by field")
+def submit_report(report_id):
+    """Submit the final report for review; it must be complete (R-F2)"""
+    report = reports.get_final_report(current_user, report_id)
+    version = expected_version(request.get_json(silent=True) or {}, required=False)
+    return reports.report_view(reports.submit_final_report(current_user, report, version))
+
+
+@blp.route("/final-reports/<report_id>/review", methods=["POST"])
+@roles_required("supervisor")
+@blp.arguments(CloseoutReviewSchema)
+@blp.response(200, FinalReportSchema)
+def review_report(body, report_id):
+    """Accept a submitted final report, or return it with reasons (supervisor, R-F3)"""
+    report = reports.get_final_report(current_user, report_id)
+    return reports.report_view(
+        reports.review_final_report(current_user, report, body["decision"], body.get("reasons")))
+
+
+@blp.route("/final-reports/<report_id>/documents")
+class ReportDocuments(MethodView):
+    @login_required
+    @blp.response(200, FinalReportDocumentSchema(many=True))
+    def get(self, report_id):
+        """The documents of a final report"""
+        return [reports.document_view(d) for d in reports.get_final_report(current_user, report_id).documents]
+
+    @login_required
+    @blp.arguments(FinalReportDocumentUploadQuerySchema, location="query")
+    @blp.doc(requestBody=UPLOAD_BODY)
+    @blp.response(201, FinalReportDocumentSchema)
+    @blp.alt_response(200, schema=FinalReportDocumentSchema,
+                      description="The same bytes and kind again: the existing document")
+    @blp.alt_response(413, description="Larger than MAX_DOCUMENT_BYTES")
+    @blp.alt_response(415, description="Not a PDF or image")
+    def post(self, args, report_id):
+        """Upload a document (as-built plan, cover letter, O&M records ...) to a draft or returned report"""
+        report = reports.get_final_report(current_user, report_id)
+        doc, created = documents.add_document(
+            current_user, report, request.stream, kind=args["kind"], filename=args.get("filename"),
+            content_type=request.content_type, content_length=request.content_length,
+            sha256=request.headers.get("X-Content-SHA256"))
+        return reports.document_view(doc), 201 if created else 200
+
+
+@blp.route("/final-reports/<report_id>/documents/<document_id>")
+class ReportDocumentItem(MethodView):
+    @login_required
+    @blp.doc(responses=BYTES_RESPONSE)
+    def get(self, report_id, document_id):
+        """The bytes of one document"""
+        doc = documents.get_document(reports.get_final_report(current_user, report_id), document_id)
+        source = documents.document_source(doc)
+        if "url" in source:
+            return redirect(source["url"], code=302)
+        response = send_file(source["file"], mimetype=doc.content_type, as_attachment=True,
+                             download_name=doc.filename, etag=doc.sha256, conditional=True)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    @login_required
+    @blp.response(204)
+    def delete(self, report_id, document_id):
+        """Remove a document from a draft or returned report"""
+        documents.remove_document(current_user, reports.get_final_report(current_user, report_id), document_id)

@@ -1,0 +1,155 @@
+"""Completion notices (R-F1): load, check, change, flush (never commit).
+
+The functions follow the record convention the sync engine adapts (create_/update_/get_/visible_/dump_),
+so a notice written offline on the applicant's phone arrives exactly as one posted online.
+"""
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from sqlalchemy import Select, select
+
+from .. import audit
+from ..auth.permissions import current_device_id
+from ..db import utcnow
+from ..errors import Conflict, NotFound, ValidationFailed
+from ..extensions import db
+from ..permits.access import visible_permit_ids
+from ..records import check_version, existing_for_create
+from . import rules
+from .common import apply_review, as_utc, closeout_permit, require_editable, require_filer, review_view
+from .models import CompletionNotice
+from .reports import final_reports_due  # noqa: F401  (the deadlines view reads it from here)
+from .schemas import CompletionNoticeSchema
+
+EDITABLE = ("submitted", "returned")
+
+
+def visible_completion_notices(user) -> Select:
+    return select(CompletionNotice).where(CompletionNotice.permit_id.in_(visible_permit_ids(user)))
+
+
+def get_completion_notice(user, record_id: str) -> CompletionNotice:
+    notice = db.session.scalar(visible_completion_notices(user).where(CompletionNotice.id == str(record_id)))
+    if notice is None:
+        raise NotFound("No such completion notice.")
+    return notice
+
+
+def _photo_ids(values) -> list[str]:
+    seen: list[str] = []
+    for value in values or ():
+        if str(value) not in seen:
+            seen.append(str(value))
+    return seen
+
+
+def _photo_model():
+    if importlib.util.find_spec("inspect_api.photos.models") is None:
+        return None
+    from ..photos import models
+    return getattr(models, "Photo", None)
+
+
+def _uploaded_photos(photo_ids: list[str]) -> dict[str, Any]:
+    photo = _photo_model()
+    if photo is None or not photo_ids:
+        return {}
+    return {p.id: p for p in db.session.scalars(select(photo).where(photo.id.in_(photo_ids)))}
+
+
+def _check_photos(permit_id: str, photo_ids: list[str]) -> None:
+    """A referenced photo may still be on its way (pending); one already uploaded must be of this permit."""
+    foreign = [pid for pid, p in _uploaded_photos(photo_ids).items() if getattr(p, "permit_id", permit_id) != permit_id]
+    if foreign:
+        raise ValidationFailed("Some photos belong to another permit.", errors={"photo_ids": foreign})
+
+
+def _check_content(notice_like: dict[str, Any]) -> None:
+    problems = rules.notice_problems(notice_like.get("statement"), notice_like.get("photo_ids") or [])
+    if problems:
+        raise ValidationFailed("The completion notice is incomplete (R-F1).", errors=problems)
+
+
+def create_completion_notice(user, data: dict[str, Any]) -> tuple[CompletionNotice, bool]:
+    permit = closeout_permit(user, data["permit_id"], "completion_notice")
+    photo_ids = _photo_ids(data.get("photo_ids"))
+    statement = (data.get("statement") or "").strip()
+
+    def same(existing: CompletionNotice) -> bool:
+        return (existing.permit_id == permit.id and existing.statement == statement
+                and existing.photo_ids == photo_ids and existing.completed_on == data.get("completed_on"))
+
+    existing = existing_for_create(CompletionNotice, data.get("id") and str(data["id"]), same)
+    if existing is not None:
+        return existing, False
+    other = db.session.scalar(select(CompletionNotice.id).where(CompletionNotice.permit_id == permit.id))
+    if other is not None:
+        raise Conflict("This permit already has a completion notice; edit that one.", error="notice_exists",
+                       errors={"existing_id": other})
+    _check_content({"statement": statement, "photo_ids": photo_ids})
+    _check_photos(permit.id, photo_ids)
+    notice = CompletionNotice(
+        id=str(data["id"]) if data.get("id") else None, permit_id=permit.id, statement=statement,
+        photo_ids=photo_ids, completed_on=data.get("completed_on"), status="submitted", submitted_at=utcnow(),
+        created_by=user.id, device_id=current_device_id(), device_created_at=as_utc(data.get("device_created_at")))
+    db.session.add(notice)
+    db.session.flush()
+    audit.record("completion_notice.create", "completion_notice", notice.id,
+                 {"photo_ids": photo_ids, "completed_on": notice.completed_on}, actor=user, permit_id=permit.id)
+    return notice, True
+
+
+def update_completion_notice(user, record: CompletionNotice, data: dict[str, Any],
+                             expected_version: int | None) -> CompletionNotice:
+    """Edit a submitted or returned notice; editing a returned one submits it again."""
+    require_filer(user)
+    require_editable(record, "completion_notice", EDITABLE)
+    check_version(record, expected_version, dump_completion_notice)
+    before = _content(record)
+    changes = {k: data[k] for k in ("statement", "completed_on") if k in data}
+    if "statement" in changes:
+        changes["statement"] = (changes["statement"] or "").strip()
+    if "photo_ids" in data:
+        changes["photo_ids"] = _photo_ids(data["photo_ids"])
+    after = {**before, **changes}
+    _check_content(after)
+    _check_photos(record.permit_id, after["photo_ids"])
+    for key, value in changes.items():
+        setattr(record, key, value)
+    if record.status == "returned":
+        record.status, record.submitted_at = "submitted", utcnow()
+    record.bump_version()
+    db.session.flush()
+    audit.record("completion_notice.update", "completion_notice", record.id, audit.diff(before, _content(record)),
+                 actor=user, permit_id=record.permit_id)
+    return record
+
+
+def review_completion_notice(user, record: CompletionNotice, decision: str, reasons: str | None) -> CompletionNotice:
+    apply_review(user, record, "completion_notice", decision, reasons)
+    db.session.flush()
+    return record
+
+
+def _content(record: CompletionNotice) -> dict[str, Any]:
+    return {"statement": record.statement, "photo_ids": list(record.photo_ids or []),
+            "completed_on": record.completed_on}
+
+
+def notice_view(record: CompletionNotice) -> dict[str, Any]:
+    uploaded = _uploaded_photos(list(record.photo_ids or []))
+    return {
+        "id": record.id, "permit_id": record.permit_id, "status": record.status, "statement": record.statement,
+        "photo_ids": list(record.photo_ids or []),
+        "photos": [{"id": pid, "status": "uploaded" if pid in uploaded else "pending"}
+                   for pid in record.photo_ids or []],
+        "completed_on": record.completed_on, "submitted_at": record.submitted_at, "review": review_view(record),
+        "version": record.version, "created_at": record.created_at, "updated_at": record.updated_at,
+        "created_by": record.created_by, "device_id": record.device_id, "device_created_at": record.device_created_at,
+    }
+
+
+def dump_completion_notice(record: CompletionNotice) -> dict[str, Any]:
+    return CompletionNoticeSchema().dump(notice_view(record))

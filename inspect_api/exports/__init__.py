@@ -1,0 +1,1 @@
+"""Exports for GIS and the MS4 general permit annual report."""

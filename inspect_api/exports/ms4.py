@@ -1,0 +1,100 @@
+"""The counts the MS4 general permit annual report asks for under its construction site stormwater runoff
+control measure: site plan reviews, inspections and enforcement actions, for a date range.
+
+Each count says what it counts: reviews received are submissions recorded in the permit's status history
+(R-C2), reviews decided are approvals, issues and denials in that history; inspections are counted by the
+day they started; orders by the day issued; citations by the day written; findings by the day observed and
+the day verified fixed (or closed). Both ends of the range are included, in Fairhaven calendar days.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from sqlalchemy import select
+
+from ..completion.models import Certificate
+from ..db import utcnow
+from ..errors import ValidationFailed
+from ..extensions import db
+from ..permits.access import visible_permit_ids
+from ..permits.dates import local_date
+from ..permits.models import Permit, PermitEvent
+from . import rules
+from .services import live_clause, within_days, optional_model
+
+REVIEW_LEVELS = ("administrative_review", "land_disturbance_permit")
+DECISIONS = ("approved", "issued", "denied")
+
+
+def _site_plan_reviews(user, start: date, end: date) -> dict[str, Any]:
+    rows = db.session.execute(
+        select(PermitEvent.permit_id, PermitEvent.to_status, Permit.review_level)
+        .join(Permit, Permit.id == PermitEvent.permit_id)
+        .where(PermitEvent.permit_id.in_(visible_permit_ids(user)),
+               PermitEvent.to_status.in_(("submitted", *DECISIONS)), within_days(PermitEvent.at, start, end))).all()
+    received = {(r.permit_id, r.review_level) for r in rows if r.to_status == "submitted"}
+    decided = [r for r in rows if r.to_status in DECISIONS]
+    return {"received": len(received),
+            "received_by_level": rules.count_by((level for _id, level in received), REVIEW_LEVELS),
+            "decided": len(decided),
+            "decided_by_outcome": rules.count_by((r.to_status for r in decided), DECISIONS)}
+
+
+def _inspections(user, start: date, end: date) -> dict[str, Any]:
+    inspection = optional_model("inspections", "Inspection")
+    if inspection is None:
+        return {"total": 0, "by_kind": {}}
+    from ..inspections.models import INSPECTION_KINDS
+    kinds = db.session.scalars(select(inspection.kind).where(
+        inspection.permit_id.in_(visible_permit_ids(user)), live_clause(inspection),
+        within_days(inspection.started_at, start, end))).all()
+    return {"total": len(kinds), "by_kind": rules.count_by(kinds, INSPECTION_KINDS)}
+
+
+def _enforcement(user, start: date, end: date) -> dict[str, Any]:
+    order, citation = optional_model("enforcement", "Order"), optional_model("enforcement", "Citation")
+    kinds: list[str] = []
+    orders = citations = 0
+    known: tuple[str, ...] = ()
+    if order is not None:
+        from ..enforcement.rules import ORDER_KINDS as known
+        for order_kinds in db.session.scalars(select(order.kinds).where(
+                order.permit_id.in_(visible_permit_ids(user)), live_clause(order),
+                order.issued_on >= start, order.issued_on <= end)):
+            orders += 1
+            kinds += list(order_kinds or [])
+    if citation is not None:
+        citations = len(db.session.scalars(select(citation.id).where(
+            citation.permit_id.in_(visible_permit_ids(user)), live_clause(citation),
+            within_days(citation.created_at, start, end))).all())
+    return {"total": orders + citations, "orders": orders, "orders_by_kind": rules.count_by(kinds, known),
+            "citations": citations}
+
+
+def _findings(user, start: date, end: date) -> dict[str, Any]:
+    finding = optional_model("inspections", "Finding")
+    if finding is None:
+        return {"opened": 0, "closed": 0}
+    rows = db.session.execute(select(finding.observed_on, finding.status, finding.verified_fixed_on,
+                                     finding.closed_at).where(finding.permit_id.in_(visible_permit_ids(user)),
+                                                              live_clause(finding))).all()
+    opened = sum(1 for r in rows if start <= r.observed_on <= end)
+    closed_days = [r.verified_fixed_on or local_date(r.closed_at) for r in rows
+                   if r.status == "closed" and (r.verified_fixed_on or r.closed_at)]
+    return {"opened": opened, "closed": sum(1 for day in closed_days if start <= day <= end)}
+
+
+def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
+    problem = rules.range_problem(start, end)
+    if problem:
+        raise ValidationFailed(problem, errors={"to": [problem]})
+    certificates = len(db.session.scalars(select(Certificate.id).where(
+        Certificate.permit_id.in_(visible_permit_ids(user)), Certificate.issued_on >= start,
+        Certificate.issued_on <= end)).all())
+    return {"start": start, "end": end, "generated_at": utcnow(),
+            "site_plan_reviews": _site_plan_reviews(user, start, end),
+            "inspections": _inspections(user, start, end),
+            "enforcement_actions": _enforcement(user, start, end),
+            "findings": _findings(user, start, end),
+            "certificates_of_completion": certificates}
