@@ -1,0 +1,96 @@
+"""Town-performed abatement and cost recovery (R-O2, R-O3). Money is a two-decimal string."""
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..auth.permissions import current_user, login_required, roles_required
+from ..records import expected_version
+from . import costs
+from .schemas import (CostPaymentSchema, CostProtestSchema, CostRecoveryCreateSchema, CostRecoveryListArgs,
+                      CostRecoverySchema, CostRecoveryUpdateSchema, CostStatementArgs, CostStatementSchema,
+                      ProtestDecisionSchema)
+
+blp = Blueprint("cost_recovery", __name__, url_prefix="/api/v1",
+                description="Town-performed work and recovery of its costs, with interest (R-O2, R-O3)")
+
+
+@blp.route("/cost-recoveries")
+class CostRecoveries(MethodView):
+    @login_required
+    @blp.arguments(CostRecoveryListArgs, location="query")
+    @blp.response(200, CostRecoverySchema(many=True))
+    def get(self, args):
+        """List the cost recovery records you may see (applicants: those on their own permits)"""
+        records = costs.list_cost_recoveries(current_user, args.get("permit_id"), args.get("order_id"))
+        return [costs.cost_recovery_view(r) for r in records]
+
+    @roles_required("supervisor")
+    @blp.arguments(CostRecoveryCreateSchema)
+    @blp.response(201, CostRecoverySchema)
+    @blp.alt_response(200, schema=CostRecoverySchema, description="The same id and data again: the existing record")
+    @blp.alt_response(409, description="`invalid_transition`: the order cannot become town_performed")
+    def post(self, body):
+        """Record abatement the Town performed after an order's deadline passed, with itemised costs (supervisor)"""
+        record, created = costs.create_cost_recovery(current_user, body)
+        return costs.cost_recovery_view(record), 201 if created else 200
+
+
+@blp.route("/cost-recoveries/<record_id>")
+class CostRecoveryItem(MethodView):
+    @login_required
+    @blp.response(200, CostRecoverySchema)
+    def get(self, record_id):
+        """One cost recovery record"""
+        return costs.cost_recovery_view(costs.get_cost_recovery(current_user, record_id))
+
+    @roles_required("supervisor")
+    @blp.arguments(CostRecoveryUpdateSchema)
+    @blp.response(200, CostRecoverySchema)
+    @blp.alt_response(409, description="`version_conflict` or `notice_already_sent` (costs are fixed once notified)")
+    def patch(self, body, record_id):
+        """Record the notice (sent, received), a final court decision, notes; costs until notified (supervisor)"""
+        record = costs.get_cost_recovery(current_user, record_id)
+        return costs.cost_recovery_view(costs.update_cost_recovery(current_user, record, body, expected_version(body)))
+
+
+@blp.route("/cost-recoveries/<record_id>/protest", methods=["POST"])
+@login_required
+@blp.arguments(CostProtestSchema)
+@blp.response(201, CostRecoverySchema)
+@blp.alt_response(409, description="`protest_window_closed` (after day 30), `protest_exists` or `notice_not_sent`")
+def protest(body, record_id):
+    """Protest the costs in writing within 30 days of receiving the notice (the permit's applicant)"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return costs.cost_recovery_view(costs.file_protest(current_user, record, body)), 201
+
+
+@blp.route("/cost-recoveries/<record_id>/decision", methods=["POST"])
+@roles_required("supervisor")
+@blp.arguments(ProtestDecisionSchema)
+@blp.response(200, CostRecoverySchema)
+@blp.alt_response(409, description="`invalid_transition`: no protest, or already decided")
+def decision(body, record_id):
+    """Decide a protest: affirm, reduce to an amount, or void the costs (supervisor)"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return costs.cost_recovery_view(costs.decide_protest(current_user, record, body))
+
+
+@blp.route("/cost-recoveries/<record_id>/payments", methods=["POST"])
+@roles_required("supervisor")
+@blp.arguments(CostPaymentSchema)
+@blp.response(201, CostRecoverySchema)
+def payment(body, record_id):
+    """Record a payment; it lowers the unpaid principal from its date on (supervisor)"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return costs.cost_recovery_view(costs.add_payment(current_user, record, body)), 201
+
+
+@blp.route("/cost-recoveries/<record_id>/statement")
+@login_required
+@blp.arguments(CostStatementArgs, location="query")
+@blp.response(200, CostStatementSchema)
+def cost_statement(args, record_id):
+    """Statement of the amount due on a day: principal, payments, 14% interest after day 30, lien date"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return costs.statement(record, args.get("on"))

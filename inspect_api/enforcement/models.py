@@ -1,0 +1,223 @@
+"""Enforcement records (DOMAIN.md R-O, R-P): orders, town-performed abatement and its cost recovery,
+violations, citations, and the fine schedule they use. Money is Numeric(14, 2), read as Decimal."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..extensions import db
+from ..seed import seeder
+from .rules import COST_CATEGORIES, PROTEST_DECISIONS, PROVISION_KINDS, SERVICE_METHODS, STORED_ORDER_STATUSES
+
+Money = sa.Numeric(14, 2)
+
+
+def _in(column: str, values: tuple[str, ...], name: str) -> sa.CheckConstraint:
+    return sa.CheckConstraint(sa.column(column).in_(values), name=name)
+
+
+class Order(RecordMixin, db.Model):
+    """An enforcement order of bylaw Enforcement §B(1) (R-O1): its kinds, requirements, the findings
+    it rests on, a deadline, how it was served, and where it stands."""
+
+    __tablename__ = "enforcement_orders"
+    __sync_entity__ = "order"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    number: Mapped[str] = mapped_column(sa.String(20), unique=True, nullable=False)
+    kinds: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    requirements: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)  # [{kind, text}]
+    finding_ids: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    issued_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    deadline: Mapped[date] = mapped_column(sa.Date, nullable=False, index=True)
+    issued_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    service_method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    served_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    served_to: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
+    # Stored: open | complied | town_performed | closed. "overdue" is derived (rules.order_status).
+    status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="open", index=True)
+    status_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    referral_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)      # R-P3 injunctive relief
+    court_case_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)    # R-P3 appeals are to a court
+
+    events: Mapped[list["OrderEvent"]] = relationship(order_by="OrderEvent.at", cascade="all, delete-orphan")
+
+    __table_args__ = (
+        _in("status", STORED_ORDER_STATUSES, "status"),
+        sa.CheckConstraint(sa.or_(sa.column("service_method").is_(None),
+                                  sa.column("service_method").in_(SERVICE_METHODS)), name="service_method"),
+    )
+
+
+class OrderEvent(db.Model):
+    """A status move of an order, or a written response from the permit's applicant."""
+
+    __tablename__ = "enforcement_order_events"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    order_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("enforcement_orders.id"), nullable=False, index=True)
+    kind: Mapped[str] = mapped_column(sa.String(20), nullable=False)  # status | response
+    from_status: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    to_status: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    actor_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+
+    __table_args__ = (_in("kind", ("status", "response"), "kind"),)
+
+
+class CostRecovery(RecordMixin, db.Model):
+    """Abatement the Town performed after an order's deadline passed unmet (R-O2), and the recovery of
+    its costs (R-O3): notice, protest, the SA's decision, a court decision, payments."""
+
+    __tablename__ = "cost_recoveries"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    order_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("enforcement_orders.id"), nullable=False,
+                                          index=True)
+    description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    abatement_completed_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    notice_sent_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    notice_method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    notice_received_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    protest_filed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    protest_text: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    protest_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    decision: Mapped[str | None] = mapped_column(sa.String(10), nullable=True)
+    decided_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    decided_amount: Mapped[Decimal | None] = mapped_column(Money, nullable=True)
+    decision_reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    decided_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    court_decision_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    court_amount: Mapped[Decimal | None] = mapped_column(Money, nullable=True)
+    court_case_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+
+    order: Mapped[Order] = relationship(viewonly=True)
+    items: Mapped[list["CostItem"]] = relationship(order_by="CostItem.position", cascade="all, delete-orphan")
+    payments: Mapped[list["CostPayment"]] = relationship(
+        order_by=lambda: (CostPayment.paid_on, CostPayment.created_at), cascade="all, delete-orphan")
+
+    __table_args__ = (
+        sa.CheckConstraint(sa.or_(sa.column("decision").is_(None), sa.column("decision").in_(PROTEST_DECISIONS)),
+                           name="decision"),
+    )
+
+
+class CostItem(db.Model):
+    __tablename__ = "cost_items"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    cost_recovery_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("cost_recoveries.id"), nullable=False,
+                                                  index=True)
+    position: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    category: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    description: Mapped[str] = mapped_column(sa.String(500), nullable=False)
+    amount: Mapped[Decimal] = mapped_column(Money, nullable=False)
+
+    __table_args__ = (_in("category", COST_CATEGORIES, "category"),)
+
+
+class CostPayment(db.Model):
+    __tablename__ = "cost_payments"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    cost_recovery_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("cost_recoveries.id"), nullable=False,
+                                                  index=True)
+    paid_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    amount: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    reference: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    recorded_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+
+
+class Violation(RecordMixin, db.Model):
+    """A breach of one permit condition or one provision (bylaw, ESC plan, O&M plan: R-C3, R-C4) over
+    a run of days, with the evidence it rests on (R-P1)."""
+
+    __tablename__ = "violations"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    provision_kind: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    condition_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("permit_conditions.id"), nullable=True,
+                                                     index=True)
+    provision: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)  # e.g. "194-21(C)" or plan item
+    description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    first_observed_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    last_observed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)  # None: ongoing
+    finding_ids: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    photo_ids: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    inspection_ids: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    referral_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    court_case_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+
+    __table_args__ = (_in("provision_kind", PROVISION_KINDS, "provision_kind"),)
+
+
+class Citation(RecordMixin, db.Model):
+    """A non-criminal disposition ticket (R-P2, MGL c.40 §21D). The fine is the town schedule's, fixed
+    when issued; a contested ticket goes to court, which decides."""
+
+    __tablename__ = "citations"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    violation_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("violations.id"), nullable=False, index=True)
+    number: Mapped[str] = mapped_column(sa.String(20), unique=True, nullable=False)
+    violator_name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    violator_key: Mapped[str] = mapped_column(sa.String(200), nullable=False, index=True)
+    violator_address: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
+    provision_key: Mapped[str] = mapped_column(sa.String(340), nullable=False)
+    offense_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    bylaw_section: Mapped[str] = mapped_column(sa.String(100), nullable=False)
+    offense_number: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    fine_amount: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    delivery_method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    delivered_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    notes: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    court_case_note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+
+    __table_args__ = (
+        # Each day is one offense per violator and provision: a second ticket for it is a duplicate.
+        sa.UniqueConstraint("violator_key", "provision_key", "offense_on", name="uq_citations_offense"),
+    )
+
+
+class FineSchedule(db.Model):
+    """The town's fine schedule for non-criminal disposition (R-P2): configuration, not law."""
+
+    __tablename__ = "fine_schedules"
+
+    key: Mapped[str] = mapped_column(sa.String(40), primary_key=True)
+    first_offense: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    second_offense: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    third_and_subsequent: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    updated_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+
+
+class EnforcementCounter(db.Model):
+    """Last number handed out per prefix (ORD, CIT) and year; incremented under the row lock of an
+    UPDATE in the issuing transaction, so numbers are sequential and never shared."""
+
+    __tablename__ = "enforcement_counters"
+
+    prefix: Mapped[str] = mapped_column(sa.String(8), primary_key=True)
+    year: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    last: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
+
+
+# Defaults for a fresh town: plausible amounts under the $300 cap of MGL c.40 §21D. The Town's own
+# schedule is configuration a supervisor sets with PUT /fine-schedule; the seeder never overwrites it.
+DEFAULT_FINE_SCHEDULE = {"first_offense": Decimal("100.00"), "second_offense": Decimal("200.00"),
+                         "third_and_subsequent": Decimal("300.00")}
+
+
+@seeder
+def seed_fine_schedule() -> None:
+    if db.session.get(FineSchedule, "default") is None:
+        db.session.add(FineSchedule(key="default", **DEFAULT_FINE_SCHEDULE))

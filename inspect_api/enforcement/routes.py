@@ -1,0 +1,103 @@
+"""Orders (R-O1) and the supervisors' deadlines view; cost recovery and penalties have their own modules."""
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..auth.permissions import current_user, login_required, roles_required
+from ..records import expected_version
+from . import clock, deadlines, services
+from .cost_routes import blp as cost_blp
+from .pdf import order_pdf
+from .penalty_routes import blp as penalty_blp
+from .schemas import (DeadlineArgs, DeadlineSchema, OrderCreateSchema, OrderListArgs, OrderResponseSchema,
+                      OrderSchema, OrderStatusSchema, OrderUpdateSchema)
+
+blp = Blueprint("orders", __name__, url_prefix="/api/v1",
+                description="Enforcement orders of bylaw Enforcement §B(1) (R-O1) and the deadlines view")
+PDF_RESPONSE = {"200": {"description": "The order as a PDF",
+                        "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+@blp.route("/orders")
+class Orders(MethodView):
+    @login_required
+    @blp.arguments(OrderListArgs, location="query")
+    @blp.response(200, OrderSchema(many=True))
+    def get(self, args):
+        """List the orders you may see (applicants: those on their own permits); filter by permit or status"""
+        return services.list_orders(current_user, args.get("permit_id"), args.get("status"))
+
+    @roles_required("supervisor")
+    @blp.arguments(OrderCreateSchema)
+    @blp.response(201, OrderSchema)
+    @blp.alt_response(200, schema=OrderSchema, description="The same id and data again: the existing order")
+    @blp.alt_response(409, description="`conflict`: the id belongs to other data")
+    def post(self, body):
+        """Issue an order with a number, requirements, the findings it rests on and a deadline (supervisor)"""
+        order, created = services.create_order(current_user, body)
+        return order, 201 if created else 200
+
+
+@blp.route("/orders/<order_id>")
+class OrderItem(MethodView):
+    @login_required
+    @blp.response(200, OrderSchema)
+    def get(self, order_id):
+        """One order"""
+        return services.get_order(current_user, order_id)
+
+    @roles_required("supervisor")
+    @blp.arguments(OrderUpdateSchema)
+    @blp.response(200, OrderSchema)
+    @blp.alt_response(409, description="`version_conflict` (current order in errors.current) or `record_locked`")
+    def patch(self, body, order_id):
+        """Amend an order: deadline, service, requirements, notes (supervisor; If-Match or version)"""
+        order = services.get_order(current_user, order_id)
+        return services.update_order(current_user, order, body, expected_version(body))
+
+
+@blp.route("/orders/<order_id>/status", methods=["POST"])
+@roles_required("supervisor")
+@blp.arguments(OrderStatusSchema)
+@blp.response(200, OrderSchema)
+@blp.alt_response(409, description="`invalid_transition`, e.g. town_performed before the deadline passed")
+def order_status(body, order_id):
+    """Move an order to complied, town_performed or closed, with a note (supervisor)"""
+    order = services.get_order(current_user, order_id)
+    version = expected_version(body, required=False)
+    return services.change_status(current_user, order, body["to"], body.get("note"), version)
+
+
+@blp.route("/orders/<order_id>/responses", methods=["POST"])
+@login_required
+@blp.arguments(OrderResponseSchema)
+@blp.response(201, OrderSchema)
+def order_response(body, order_id):
+    """Answer an order in writing (the permit's applicant; a supervisor may record a paper answer)"""
+    order = services.get_order(current_user, order_id)
+    return services.add_response(current_user, order, body["note"]), 201
+
+
+@blp.route("/orders/<order_id>.pdf")
+@login_required
+@blp.doc(responses=PDF_RESPONSE)
+def order_document(order_id):
+    """The order as a PDF to serve on the owner or violator"""
+    order = services.get_order(current_user, order_id)
+    return Response(order_pdf(order, **services.order_context(order)), mimetype="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="{order.number}.pdf"', "X-Content-Type-Options": "nosniff"})
+
+
+@blp.route("/deadlines")
+@roles_required("supervisor")
+@blp.arguments(DeadlineArgs, location="query")
+@blp.response(200, DeadlineSchema(many=True))
+def deadlines_view(args):
+    """Everything due before a day, soonest first: findings, orders, final reports, cost notices,
+    protest windows, bond phases awaiting release (supervisor)"""
+    return deadlines.deadlines(args.get("before") or deadlines.default_before(clock.today()))
+
+
+blueprints = [blp, cost_blp, penalty_blp]

@@ -1,0 +1,271 @@
+"""Shapes of enforcement records (R-O, R-P). Format only; the law is in rules.py.
+
+Money travels as a JSON string with exactly two decimals ("1234.50"), never as a float, so no client
+loses a cent to binary rounding. Input may be a string or a number with at most two decimals.
+"""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from marshmallow import Schema, fields, validate
+
+from . import clock, rules
+
+NOTE = validate.Length(max=8000)
+SHORT_TEXT = validate.Length(min=1, max=300)
+
+
+class Money(fields.Field):
+    """US dollars as a two-decimal string; more than two decimals is refused rather than rounded."""
+
+    default_error_messages = {"invalid": "Not an amount of money.", "places": "At most two decimal places.",
+                              "range": "Must be between {minimum} and {maximum}."}
+
+    def __init__(self, *, minimum: str = "0.00", maximum: str = "999999999999.99", **kwargs) -> None:
+        kwargs.setdefault("metadata", {})
+        kwargs["metadata"] = {"type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$",
+                              "example": "1250.00", **kwargs["metadata"]}
+        super().__init__(**kwargs)
+        self.minimum, self.maximum = Decimal(minimum), Decimal(maximum)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return None if value is None else str(rules.money(value))
+
+    def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
+            raise self.make_error("invalid")
+        try:
+            amount = Decimal(str(value).strip())
+        except InvalidOperation:
+            raise self.make_error("invalid") from None
+        if not amount.is_finite():
+            raise self.make_error("invalid")
+        if amount != amount.quantize(rules.CENT):
+            raise self.make_error("places")
+        if not self.minimum <= amount <= self.maximum:
+            raise self.make_error("range", minimum=self.minimum, maximum=self.maximum)
+        return rules.money(amount)
+
+
+class RecordFieldsSchema(Schema):
+    id = fields.String(dump_only=True)
+    version = fields.Integer(dump_only=True)
+    created_at = fields.AwareDateTime(dump_only=True)
+    updated_at = fields.AwareDateTime(dump_only=True)
+    created_by = fields.String(dump_only=True, allow_none=True)
+    device_id = fields.String(dump_only=True, allow_none=True)
+    device_created_at = fields.AwareDateTime(dump_only=True, allow_none=True)
+
+
+# --- orders --------------------------------------------------------------------------------------
+class OrderRequirementSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(rules.ORDER_KINDS))
+    text = fields.String(required=True, validate=validate.Length(min=1, max=4000))
+
+
+class OrderServiceSchema(Schema):
+    method = fields.String(required=True, validate=validate.OneOf(rules.SERVICE_METHODS))
+    served_at = fields.AwareDateTime(allow_none=True)
+    served_to = fields.String(allow_none=True, validate=validate.Length(max=300))
+
+
+_kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)), validate=validate.Length(min=1, max=4),
+                     metadata={"description": "Any of the four kinds of bylaw Enforcement §B(1)(a)-(d)."})
+
+
+class OrderCreateSchema(Schema):
+    id = fields.UUID(metadata={"description": "Client-made UUID; POSTing it again is idempotent."})
+    permit_id = fields.UUID(required=True)
+    kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)), required=True,
+                        validate=validate.Length(min=1, max=4))
+    requirements = fields.List(fields.Nested(OrderRequirementSchema), required=True,
+                               validate=validate.Length(min=1, max=50))
+    finding_ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=200))
+    issued_on = fields.Date(metadata={"description": "Defaults to today (America/New_York)."})
+    deadline = fields.Date(required=True, metadata={"description": "Required by bylaw Enforcement §B(2)."})
+    service = fields.Nested(OrderServiceSchema, allow_none=True)
+    referral_note = fields.String(allow_none=True, validate=NOTE)
+    court_case_note = fields.String(allow_none=True, validate=NOTE)
+    device_created_at = fields.AwareDateTime(allow_none=True)
+
+
+class OrderUpdateSchema(Schema):
+    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    kinds = _kinds
+    requirements = fields.List(fields.Nested(OrderRequirementSchema), validate=validate.Length(min=1, max=50))
+    finding_ids = fields.List(fields.UUID(), validate=validate.Length(max=200))
+    deadline = fields.Date()
+    service = fields.Nested(OrderServiceSchema, allow_none=True)
+    referral_note = fields.String(allow_none=True, validate=NOTE)
+    court_case_note = fields.String(allow_none=True, validate=NOTE)
+
+
+class OrderEventSchema(Schema):
+    kind = fields.String()
+    from_status = fields.String(allow_none=True)
+    to_status = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+    actor_id = fields.String(allow_none=True)
+    at = fields.AwareDateTime()
+
+
+def _service(order) -> dict | None:
+    if not order.service_method:
+        return None
+    served_at = order.served_at.isoformat() if order.served_at else None
+    return {"method": order.service_method, "served_at": served_at, "served_to": order.served_to}
+
+
+class OrderSchema(RecordFieldsSchema):
+    permit_id = fields.String()
+    number = fields.String()
+    kinds = fields.List(fields.String())
+    requirements = fields.List(fields.Nested(OrderRequirementSchema))
+    finding_ids = fields.List(fields.String())
+    issued_on = fields.Date()
+    deadline = fields.Date()
+    issued_by = fields.String(allow_none=True)
+    service = fields.Function(_service, metadata={"type": "object", "nullable": True})
+    status = fields.Function(lambda o: rules.order_status(o.status, o.deadline, clock.today()),
+                             metadata={"type": "string", "enum": list(rules.ORDER_STATUSES),
+                                       "description": "overdue: open after its deadline (America/New_York)."})
+    overdue = fields.Function(lambda o: rules.order_status(o.status, o.deadline, clock.today()) == "overdue",
+                              metadata={"type": "boolean"})
+    status_changed_at = fields.AwareDateTime(allow_none=True)
+    referral_note = fields.String(allow_none=True)
+    court_case_note = fields.String(allow_none=True)
+    events = fields.List(fields.Nested(OrderEventSchema))
+
+
+class OrderListArgs(Schema):
+    permit_id = fields.UUID()
+    status = fields.String(validate=validate.OneOf(rules.ORDER_STATUSES))
+
+
+class OrderStatusSchema(Schema):
+    to = fields.String(required=True, validate=validate.OneOf(rules.ORDER_STATUSES))
+    note = fields.String(allow_none=True, validate=NOTE)
+    version = fields.Integer()
+
+
+class OrderResponseSchema(Schema):
+    note = fields.String(required=True, validate=validate.Length(min=1, max=8000))
+
+
+# --- deadlines -----------------------------------------------------------------------------------
+class DeadlineArgs(Schema):
+    before = fields.Date(metadata={"description": "Items due strictly before this day; default today + 7 days."})
+
+
+class DeadlineSchema(Schema):
+    due_on = fields.Date()
+    kind = fields.String(metadata={"enum": list(rules.DEADLINE_KINDS)})
+    permit_id = fields.String(allow_none=True)
+    permit_number = fields.String(allow_none=True)
+    record_type = fields.String()
+    record_id = fields.String()
+    summary = fields.String()
+    overdue = fields.Boolean()
+
+
+# --- cost recovery (R-O2, R-O3) ------------------------------------------------------------------
+class CostItemSchema(Schema):
+    category = fields.String(required=True, validate=validate.OneOf(rules.COST_CATEGORIES))
+    description = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    amount = Money(required=True, minimum="0.01")
+
+
+class CostPaymentSchema(Schema):
+    id = fields.String(dump_only=True)
+    paid_on = fields.Date(required=True)
+    amount = Money(required=True, minimum="0.01")
+    reference = fields.String(allow_none=True, validate=validate.Length(max=200))
+
+
+class CostRecoveryCreateSchema(Schema):
+    id = fields.UUID(metadata={"description": "Optional client-made UUID; POSTing it again is idempotent."})
+    order_id = fields.UUID(required=True)
+    abatement_completed_on = fields.Date(required=True)
+    description = fields.String(allow_none=True, validate=NOTE)
+    items = fields.List(fields.Nested(CostItemSchema), required=True, validate=validate.Length(min=1, max=200))
+
+
+class CostRecoveryUpdateSchema(Schema):
+    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    description = fields.String(allow_none=True, validate=NOTE)
+    abatement_completed_on = fields.Date()
+    items = fields.List(fields.Nested(CostItemSchema), validate=validate.Length(min=1, max=200))
+    notice_sent_on = fields.Date(allow_none=True)
+    notice_method = fields.String(allow_none=True, validate=validate.OneOf(rules.SERVICE_METHODS))
+    notice_received_on = fields.Date(allow_none=True)
+    court_decision_on = fields.Date(allow_none=True, metadata={"description": "A final court decision (R-O3)."})
+    court_amount = Money(allow_none=True, metadata={"description": "The amount the court decided, if any."})
+    court_case_note = fields.String(allow_none=True, validate=NOTE)
+
+
+class CostProtestSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(min=1, max=8000))
+    filed_on = fields.Date(metadata={"description": "Supervisors recording a paper protest only; otherwise today."})
+
+
+class ProtestDecisionSchema(Schema):
+    decision = fields.String(required=True, validate=validate.OneOf(rules.PROTEST_DECISIONS))
+    amount = Money(minimum="0.01", metadata={"description": "The reduced amount (decision `reduce` only)."})
+    decided_on = fields.Date(metadata={"description": "Defaults to today."})
+    reason = fields.String(allow_none=True, validate=NOTE)
+
+
+class CostRecoveryListArgs(Schema):
+    permit_id = fields.UUID()
+    order_id = fields.UUID()
+
+
+class CostStatementArgs(Schema):
+    on = fields.Date(metadata={"description": "The day of the statement; default today (America/New_York)."})
+
+
+class CostRecoverySchema(RecordFieldsSchema):
+    permit_id = fields.String()
+    order_id = fields.String()
+    order_number = fields.String()
+    description = fields.String(allow_none=True)
+    abatement_completed_on = fields.Date()
+    items = fields.List(fields.Nested(CostItemSchema))
+    costs_total = Money()
+    notice_due_by = fields.Date()
+    notice_sent_on = fields.Date(allow_none=True)
+    notice_method = fields.String(allow_none=True)
+    notice_received_on = fields.Date(allow_none=True)
+    notice_late = fields.Boolean()
+    protest_window_ends = fields.Date(allow_none=True)
+    protest = fields.Dict(allow_none=True)
+    decision = fields.Dict(allow_none=True)
+    court_decision_on = fields.Date(allow_none=True)
+    court_amount = Money(allow_none=True)
+    court_case_note = fields.String(allow_none=True)
+    payments = fields.List(fields.Nested(CostPaymentSchema))
+    amount_due = Money()
+    lien_on = fields.Date(allow_none=True)
+    status = fields.String(metadata={"enum": ["not_noticed", "due", "protest_pending", "lien", "paid", "void"]})
+
+
+class CostStatementSchema(Schema):
+    cost_recovery_id = fields.String()
+    on = fields.Date()
+    costs_total = Money()
+    principal = Money(metadata={"description": "Costs owed after any SA or court decision."})
+    payments = fields.List(fields.Nested(CostPaymentSchema))
+    payments_total = Money()
+    principal_outstanding = Money()
+    interest = Money()
+    interest_rate = fields.String(metadata={"example": "0.14"})
+    day_count = fields.String(metadata={"example": "actual/365"})
+    due_on = fields.Date(allow_none=True, metadata={"description": "Day the costs first became due (notice received)."})
+    interest_from = fields.Date(allow_none=True, metadata={"description": "First day of interest: day 31."})
+    total_due = Money()
+    notice_due_by = fields.Date()
+    notice_late = fields.Boolean()
+    protest_window_ends = fields.Date(allow_none=True)
+    lien_on = fields.Date(allow_none=True)
+    lien_amount = Money(allow_none=True)
+    status = fields.String()

@@ -1,0 +1,233 @@
+"""Order operations (R-O1): load, check, change, flush (never commit).
+
+Only supervisors issue and change orders; applicants read the orders on their own permits and may
+answer them; inspectors read. A cease-and-desist order in force flags its permit so every device
+warns before work is recorded there.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import selectinload
+
+from .. import audit
+from ..auth.permissions import current_device_id
+from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
+from ..extensions import db
+from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.models import Permit
+from ..records import bump, check_version, existing_for_create
+from . import clock, rules
+from .models import Order, OrderEvent
+from .numbering import next_number
+from .schemas import OrderSchema
+
+_dump_schema = OrderSchema()
+TEXT_FIELDS = ("referral_note", "court_case_note")
+
+
+def require_supervisor(user, action: str = "do this") -> None:
+    if not getattr(user, "is_supervisor", False):
+        raise Forbidden(f"Only supervisors may {action}.")
+
+
+def visible_orders(user) -> Select:
+    return select(Order).where(Order.permit_id.in_(visible_permit_ids(user)))
+
+
+def get_order(user, record_id: str) -> Order:
+    order = db.session.scalar(visible_orders(user).where(Order.id == str(record_id)))
+    if order is None:
+        raise NotFound("No such order.")
+    return order
+
+
+def dump_order(record: Order) -> dict[str, Any]:
+    return _dump_schema.dump(record)
+
+
+def list_orders(user, permit_id: str | None = None, status: str | None = None) -> list[Order]:
+    query = visible_orders(user)
+    if permit_id:
+        query = query.where(Order.permit_id == str(permit_id))
+    today = clock.today()
+    if status == "overdue":
+        query = query.where(Order.status == "open", Order.deadline < today)
+    elif status == "open":
+        query = query.where(Order.status == "open", Order.deadline >= today)
+    elif status:
+        query = query.where(Order.status == status)
+    return list(db.session.scalars(query.options(selectinload(Order.events)).order_by(Order.deadline, Order.number)))
+
+
+# --- content checks ------------------------------------------------------------------------------
+def _requirements(data: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"kind": r["kind"], "text": r["text"].strip()} for r in data["requirements"]]
+
+
+def _check_content(permit: Permit, values: dict[str, Any]) -> None:
+    errors: dict[str, list[str]] = {}
+    kinds = values["kinds"]
+    if len(set(kinds)) != len(kinds):
+        errors["kinds"] = ["Each kind at most once."]
+    stray = sorted({r["kind"] for r in values["requirements"]} - set(kinds))
+    if stray:
+        errors["requirements"] = [f"Requirement of kind {', '.join(stray)} is not among the order's kinds."]
+    problem = rules.deadline_problem(values["issued_on"], values["deadline"])
+    if problem:
+        errors["deadline"] = [problem]
+    missing = missing_findings(permit.id, values["finding_ids"])
+    if missing:
+        errors["finding_ids"] = [f"No finding {fid} on this permit." for fid in missing]
+    if errors:
+        raise ValidationFailed(errors=errors)
+
+
+def missing_findings(permit_id: str, finding_ids: list[str]) -> list[str]:
+    if not finding_ids:
+        return []
+    try:
+        from ..inspections.models import Finding
+    except ImportError:  # findings not installed: nothing can be referenced
+        return list(finding_ids)
+    found = set(db.session.scalars(select(Finding.id).where(
+        Finding.id.in_(finding_ids), Finding.permit_id == permit_id, Finding.deleted_at.is_(None))))
+    return [fid for fid in finding_ids if fid not in found]
+
+
+def _service_values(service: dict[str, Any] | None) -> dict[str, Any]:
+    service = service or {}
+    return {"service_method": service.get("method"), "served_at": service.get("served_at"),
+            "served_to": service.get("served_to")}
+
+
+def _values(data: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if "kinds" in data:
+        values["kinds"] = list(data["kinds"])
+    if "requirements" in data:
+        values["requirements"] = _requirements(data)
+    if "finding_ids" in data:
+        values["finding_ids"] = [str(f) for f in data["finding_ids"]]
+    for key in ("issued_on", "deadline", *TEXT_FIELDS):
+        if key in data:
+            values[key] = data[key]
+    if "service" in data:
+        values.update(_service_values(data["service"]))
+    return values
+
+
+# --- create / update -----------------------------------------------------------------------------
+def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
+    """Issue an order (R-O1); idempotent on the client id."""
+    require_supervisor(user, "issue orders")
+    permit = get_visible_permit(user, str(data["permit_id"]), for_update=True)
+    values = _values(data)
+    values.setdefault("issued_on", clock.today())
+    record_id = str(data["id"]) if data.get("id") else None
+    # A resend without issued_on may arrive on a later day: compare it only when the client sent it.
+    same_keys = ("kinds", "requirements", "finding_ids", "deadline") + (("issued_on",) if "issued_on" in data else ())
+    existing = existing_for_create(Order, record_id, lambda rec: rec.permit_id == permit.id and all(
+        getattr(rec, k) == values[k] for k in same_keys))
+    if existing is not None:
+        return existing, False
+    _check_content(permit, values)
+    order = Order(id=record_id, permit_id=permit.id, number=next_number("ORD", values["issued_on"].year),
+                  status="open", issued_by=user.id, created_by=user.id, device_id=current_device_id(),
+                  device_created_at=data.get("device_created_at"), **values)
+    db.session.add(order)
+    db.session.flush()
+    audit.record("order.create", "order", order.id, {"number": order.number, **values}, actor=user,
+                 permit_id=permit.id)
+    sync_cease_and_desist(permit, user)
+    return order, True
+
+
+def update_order(user, record: Order, data: dict[str, Any], expected_version: int | None) -> Order:
+    """Amend an order (deadline extension, service, notes); a closed order is kept as it was."""
+    require_supervisor(user, "change orders")
+    check_version(record, expected_version, dump_order)
+    if record.status == "closed":
+        raise Conflict("A closed order is kept as it was; issue a new order.", error="record_locked")
+    permit = db.session.get(Permit, record.permit_id, with_for_update=True)
+    before = dump_order(record)
+    changes = _values(data)
+    current = {k: getattr(record, k) for k in ("kinds", "requirements", "finding_ids", "issued_on", "deadline")}
+    _check_content(permit, {**current, **changes})
+    for key, value in changes.items():
+        setattr(record, key, value)
+    _save(user, record, before, "order.update")
+    sync_cease_and_desist(permit, user)
+    return record
+
+
+def change_status(user, record: Order, to: str, note: str | None, expected_version: int | None = None) -> Order:
+    """Move an order along open -> complied | town_performed | closed (R-O1, R-O2), recorded as an event."""
+    require_supervisor(user, "change an order's status")
+    check_version(record, expected_version, dump_order)
+    problem = rules.order_transition_problem(record.status, to, record.deadline, clock.today())
+    if problem:
+        raise InvalidTransition(problem)
+    before = dump_order(record)
+    record.events.append(OrderEvent(kind="status", from_status=rules.order_status(record.status, record.deadline,
+                                                                                   clock.today()),
+                                    to_status=to, note=note, actor_id=user.id, at=clock.now()))
+    record.status, record.status_changed_at = to, clock.now()
+    _save(user, record, before, "order.status")
+    sync_cease_and_desist(db.session.get(Permit, record.permit_id, with_for_update=True), user)
+    return record
+
+
+def add_response(user, record: Order, note: str) -> Order:
+    """The permit holder's written answer to an order (or a supervisor recording one received on paper)."""
+    if user.role not in ("applicant", "supervisor"):
+        raise Forbidden("Only the permit's applicant (or a supervisor recording it) may answer an order.")
+    before = dump_order(record)
+    record.events.append(OrderEvent(kind="response", note=note, actor_id=user.id, at=clock.now()))
+    _save(user, record, before, "order.response")
+    return record
+
+
+def _save(user, record: Order, before: dict, action: str) -> None:
+    bump(record)
+    db.session.flush()
+    audit.record(action, "order", record.id, audit.diff(before, dump_order(record)), actor=user,
+                 permit_id=record.permit_id)
+
+
+def sync_cease_and_desist(permit: Permit, user=None) -> None:
+    """R-O1(a): the permit's flag is set while any open cease-and-desist order stands, cleared when none
+    does. Overdue orders are open orders, so they keep the flag."""
+    db.session.flush()
+    open_kinds = db.session.scalars(select(Order.kinds).where(Order.permit_id == permit.id, Order.status == "open"))
+    flag = any("cease_and_desist" in (kinds or []) for kinds in open_kinds)
+    try:
+        from ..permits.services import set_cease_and_desist
+    except ImportError:
+        set_cease_and_desist = _set_flag
+    set_cease_and_desist(permit, flag, user)
+
+
+def _set_flag(permit: Permit, flag: bool, actor=None) -> None:
+    if bool(permit.cease_and_desist) == flag:
+        return
+    permit.cease_and_desist = flag
+    bump(permit)
+    db.session.flush()
+    audit.record("permit.cease_and_desist", "permit", permit.id, {"cease_and_desist": [not flag, flag]},
+                 actor=actor, permit_id=permit.id)
+
+
+def order_context(record: Order) -> dict[str, Any]:
+    """What the order PDF prints besides the order itself: the permit and the findings cited."""
+    permit = db.session.get(Permit, record.permit_id)
+    findings = []
+    if record.finding_ids:
+        try:
+            from ..inspections.models import Finding
+            findings = list(db.session.scalars(select(Finding).where(Finding.id.in_(record.finding_ids))
+                                               .order_by(Finding.observed_on, Finding.id)))
+        except ImportError:
+            findings = []
+    return {"permit": permit, "findings": findings}
