@@ -26,7 +26,7 @@ def _domain_module(domain: str, part: str):
 
 def import_models() -> None:
     """Import every domain's models so the metadata (and Alembic) sees all tables."""
-    from . import audit, changes  # noqa: F401
+    from . import audit, changes, numbering  # noqa: F401
     for domain in DOMAINS:
         _domain_module(domain, "models")
 

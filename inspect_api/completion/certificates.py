@@ -15,7 +15,8 @@ from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
 from . import rules
 from .common import local_date, require_supervisor
-from .models import Certificate, CertificateCounter, CompletionNotice, FinalReport
+from ..numbering import next_sequence
+from .models import Certificate, CompletionNotice, FinalReport
 from .schemas import CompletionCertificateSchema
 
 LEVEL_TITLES = {rules.ADMIN_REVIEW: "Administrative Land Disturbance Review",
@@ -54,19 +55,8 @@ def closeout_basis(permit) -> CompletionNotice | FinalReport | None:
 
 
 def next_number(year: int) -> tuple[int, str]:
-    """The next number of `year`, taken by incrementing the year's counter row inside the issuing transaction.
-    The UPDATE locks that row until commit, so concurrent issues wait in line, and a rollback returns the
-    number: the sequence has no gaps and no duplicates."""
-    table = CertificateCounter.__table__
-    dialect = db.session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    db.session.execute(insert(table).values(year=year, last=0).on_conflict_do_nothing(index_elements=["year"]))
-    sequence = db.session.execute(
-        sa.update(table).where(table.c.year == year).values(last=table.c.last + 1).returning(table.c.last)
-    ).scalar_one()
+    """The next certificate number of `year` (see inspect_api.numbering: no gaps, no duplicates)."""
+    sequence = next_sequence("COC", year)
     return sequence, rules.certificate_number(year, sequence)
 
 

@@ -105,13 +105,3 @@ class Certificate(db.Model):
     snapshot: Mapped[dict[str, Any]] = mapped_column(sa.JSON, nullable=False, default=dict)
 
     __table_args__ = (sa.UniqueConstraint("year", "sequence"),)
-
-
-class CertificateCounter(db.Model):
-    """The last certificate number given in a year. Its row is locked by the issuing transaction, so
-    numbers are sequential and leave no gap when a transaction rolls back."""
-
-    __tablename__ = "certificate_counters"
-
-    year: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
-    last: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)

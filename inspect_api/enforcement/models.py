@@ -200,17 +200,6 @@ class FineSchedule(db.Model):
     updated_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
 
-class EnforcementCounter(db.Model):
-    """Last number handed out per prefix (ORD, CIT) and year; incremented under the row lock of an
-    UPDATE in the issuing transaction, so numbers are sequential and never shared."""
-
-    __tablename__ = "enforcement_counters"
-
-    prefix: Mapped[str] = mapped_column(sa.String(8), primary_key=True)
-    year: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
-    last: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
-
-
 # Defaults for a fresh town: plausible amounts under the $300 cap of MGL c.40 §21D. The Town's own
 # schedule is configuration a supervisor sets with PUT /fine-schedule; the seeder never overwrites it.
 DEFAULT_FINE_SCHEDULE = {"first_offense": Decimal("100.00"), "second_offense": Decimal("200.00"),

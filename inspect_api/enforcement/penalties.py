@@ -20,7 +20,7 @@ from ..permits.models import PermitCondition
 from ..records import bump, check_version, existing_for_create
 from . import clock, rules
 from .models import Citation, FineSchedule, Violation
-from .numbering import next_number
+from ..numbering import next_number
 from .penalty_schemas import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
 

@@ -20,7 +20,7 @@ from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
 from . import clock, rules
 from .models import Order, OrderEvent
-from .numbering import next_number
+from ..numbering import next_number
 from .schemas import OrderSchema
 
 _dump_schema = OrderSchema()
