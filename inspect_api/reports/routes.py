@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from flask import Response
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..auth.permissions import current_user, login_required
+from . import services
+from .schemas import TimelineEventSchema
+
+blp = Blueprint("reports", __name__, url_prefix="/api/v1", description="Per-permit timeline and inspection reports")
+
+
+@blp.route("/permits/<permit_id>/timeline")
+class PermitTimeline(MethodView):
+    @login_required
+    @blp.response(200, TimelineEventSchema(many=True))
+    def get(self, permit_id):
+        """Everything that happened at a site, oldest first: status changes, entries, inspections, findings, samples"""
+        return services.timeline(current_user, permit_id)
+
+
+@blp.route("/inspections/<inspection_id>/report.pdf")
+class InspectionReport(MethodView):
+    @login_required
+    @blp.response(200, content_type="application/pdf", description="The report as a PDF document")
+    def get(self, inspection_id):
+        """The inspection report to hand a contractor (PDF): site, checklist, findings, samples, photos"""
+        data, filename = services.inspection_report(current_user, inspection_id)
+        return Response(data, mimetype="application/pdf", headers={
+            "Content-Disposition": f'inline; filename="{filename}"', "Cache-Control": "private, no-store"})

@@ -1,0 +1,202 @@
+"""Reports: gather what a report shows, through each domain's visibility helpers, then render it."""
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import or_, select
+
+from ..auth.models import User
+from ..checklists.services import find_template
+from ..db import utcnow
+from ..errors import NotFound
+from ..extensions import db
+from ..inspections.findings import open_findings_query
+from ..inspections.models import Finding, Inspection
+from ..inspections.services import get_inspection
+from ..permits.access import get_visible_permit
+from ..permits.models import Permit
+from ..photos.models import Photo
+from ..sampling.models import Sample
+from ..sampling.services import visible_samples
+from ..storage import get_storage
+from . import pdf
+from .timeline import permit_timeline
+
+log = logging.getLogger(__name__)
+TOWN_TZ = ZoneInfo("America/New_York")
+
+
+def timeline(user, permit_id: str) -> list[dict[str, Any]]:
+    return permit_timeline(user, get_visible_permit(user, permit_id))
+
+
+def _when(at: datetime | None) -> str:
+    return at.astimezone(TOWN_TZ).strftime("%Y-%m-%d %H:%M %Z") if at else "\u2013"
+
+
+def _words(value: str | None) -> str:
+    return (value or "").replace("_", " ")
+
+
+def _name(user_id: str | None) -> str:
+    user = db.session.get(User, user_id) if user_id else None
+    return user.name if user else "\u2013"
+
+
+def _site_rows(permit: Permit) -> list[tuple[str, str]]:
+    return [("Permit number", permit.number or "not yet numbered (application not submitted)"),
+            ("Review", _words(permit.review_level)), ("Permit status", _words(permit.status)),
+            ("Site", permit.site_address), ("Parcel", permit.parcel_id or "\u2013"),
+            ("Owner", permit.owner_name),
+            ("Site point", f"{permit.site_lat:.5f}, {permit.site_lon:.5f}")]
+
+
+def _weather(weather: dict[str, Any] | None) -> str:
+    if not weather:
+        return "not recorded"
+    parts = [weather.get("conditions") or ""]
+    if weather.get("temperature_f") is not None:
+        parts.append(f"{weather['temperature_f']:g} \u00b0F")
+    if weather.get("rainfall_in_24h") is not None:
+        parts.append(f"{weather['rainfall_in_24h']:g} in of rain in the previous 24 h")
+    return ", ".join(p for p in parts if p) or "not recorded"
+
+
+def _inspection_rows(record: Inspection) -> list[tuple[str, str]]:
+    rows = [("Kind", _words(record.kind).capitalize()), ("Inspector", _name(record.created_by)),
+            ("Started", _when(record.started_at)), ("Ended", _when(record.ended_at)),
+            ("Weather", _weather(record.weather)), ("Construction phase", record.phase or "not recorded"),
+            ("Areas unsafe to inspect", "; ".join(record.unsafe_areas or []) or "none"),
+            ("Status", _words(record.status))]
+    if record.location_lat is not None:
+        accuracy = f" (\u00b1{record.location_accuracy_m:g} m)" if record.location_accuracy_m is not None else ""
+        rows.append(("Location fix", f"{record.location_lat:.5f}, {record.location_lon:.5f}{accuracy}"))
+    if record.reviewed_at is not None:
+        comment = f": {record.review_comment}" if record.review_comment else ""
+        rows.append(("Review", f"{_words(record.status)} by {_name(record.reviewed_by)} on "
+                               f"{_when(record.reviewed_at)}{comment}"))
+    if record.notes:
+        rows.append(("Notes", record.notes))
+    return rows
+
+
+def _checklist(record: Inspection) -> tuple[str, list[tuple[str, str, str, str]], dict[str, str]]:
+    """All items of the template version answered, in template order; also item labels by key."""
+    template = find_template(record.checklist_template, record.checklist_template_version) \
+        if record.checklist_template else None
+    answers = {a["key"]: a for a in record.checklist_items or []}
+    if template is None:
+        return "Checklist", [], {}
+    labels = {item["key"]: item["label"] for item in template.items}
+    rows = []
+    for number, item in enumerate(template.items, start=1):
+        answer = answers.get(item["key"]) or {}
+        rows.append((str(number), item["label"], answer.get("answer") or "not answered", answer.get("note") or ""))
+    return f"Checklist: {template.title} (version {template.version})", rows, labels
+
+
+def _day_samples(user, record: Inspection) -> list[Sample]:
+    day = record.started_at.astimezone(TOWN_TZ).date()
+    start = datetime.combine(day, datetime.min.time(), TOWN_TZ)
+    end = datetime.combine(day, datetime.max.time(), TOWN_TZ)
+    return list(db.session.scalars(visible_samples(user).where(
+        Sample.permit_id == record.permit_id, Sample.sampled_at >= start, Sample.sampled_at <= end)
+        .order_by(Sample.sampled_at, Sample.id)))
+
+
+def _sample_rows(samples: list[Sample]) -> list[tuple[str, str, str, str]]:
+    rows = []
+    for sample in samples:
+        results = "; ".join(f"{p['name']}: {p['value']} {p['unit']}" for p in sample.parameters or []) or "pending"
+        where = sample.outfall_id or (f"{sample.location_lat:.5f}, {sample.location_lon:.5f}"
+                                      if sample.location_lat is not None else "site")
+        exceeded = "; ".join(f"{e['parameter']} {e['value']:g} {e['unit']} exceeds" for e in sample.exceedances or [])
+        rows.append((sample.sampled_at.astimezone(TOWN_TZ).strftime("%H:%M %Z"),
+                     f"{where} ({sample.sample_type}, {sample.analysis})", results, exceeded or "within"))
+    return rows
+
+
+def _findings(user, record: Inspection, samples: list[Sample]) -> list[Finding]:
+    conditions = [Finding.inspection_id == record.id]
+    if samples:
+        conditions.append(Finding.sample_id.in_([s.id for s in samples]))
+    if record.verifies_finding_ids:
+        conditions.append(Finding.id.in_([str(i) for i in record.verifies_finding_ids]))
+    return list(db.session.scalars(open_findings_query(user, permit_id=record.permit_id).where(or_(*conditions))))
+
+
+def _finding_rows(findings: list[Finding], labels: dict[str, str]) -> list[tuple[str, str, str, str, str]]:
+    rows = []
+    for finding in findings:
+        subject = labels.get(finding.item_key or "") or finding.item_key or finding.parameter or _words(finding.kind)
+        text = finding.description + (f"\nRequired: {finding.required_action}" if finding.required_action else "")
+        status = finding.status
+        if finding.verified_fixed_on:
+            status = f"verified fixed {finding.verified_fixed_on.isoformat()}"
+        rows.append((subject, text, finding.severity, finding.due_on.isoformat(), status))
+    return rows
+
+
+def _photo_refs(record: Inspection, findings: list[Finding], labels: dict[str, str]) -> list[tuple[str, str]]:
+    refs: dict[str, str] = {}
+    for answer in record.checklist_items or []:
+        for photo_id in answer.get("photo_ids") or []:
+            refs.setdefault(str(photo_id), labels.get(answer["key"], answer["key"]))
+    for finding in findings:
+        for photo_id in finding.photo_ids or []:
+            refs.setdefault(str(photo_id), f"finding: {finding.item_key or finding.parameter or finding.kind}")
+    return list(refs.items())
+
+
+def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str]) -> list[pdf.PhotoEntry]:
+    """Thumbnails of the photos the inspection and its findings reference, plus photos uploaded with
+    the inspection as parent; only photos of this permit, so an id cannot pull in another site's."""
+    refs = _photo_refs(record, findings, labels)
+    parents = [("inspection", record.id)] + [("finding", f.id) for f in findings]
+    attached = db.session.scalars(select(Photo).where(
+        Photo.permit_id == record.permit_id,
+        or_(*[(Photo.parent_type == kind) & (Photo.parent_id == pid) for kind, pid in parents]))
+        .order_by(Photo.created_at, Photo.id))
+    known = {pid for pid, _ in refs}
+    refs += [(p.id, "inspection photo") for p in attached if p.id not in known]
+    photos = {p.id: p for p in db.session.scalars(select(Photo).where(
+        Photo.permit_id == record.permit_id, Photo.id.in_([pid for pid, _ in refs])))} if refs else {}
+    store = get_storage()
+    entries = []
+    for photo_id, caption in refs:
+        photo, data = photos.get(photo_id), None
+        if photo is not None:
+            try:
+                with store.open(photo.small_key) as handle:
+                    data = handle.read()
+            except Exception:  # the record arrived but its bytes did not (yet): shown as pending
+                log.warning("thumbnail %s of photo %s unreadable", photo.small_key, photo_id, exc_info=True)
+            taken = photo.taken_at or photo.device_created_at
+            caption = f"{caption} \u2013 {_when(taken)}" if taken else caption
+        entries.append(pdf.PhotoEntry(photo_id, caption, data))
+    return entries
+
+
+def inspection_report(user, inspection_id: str) -> tuple[bytes, str]:
+    """The PDF of one inspection (visibility as for the inspection itself) and a file name for it."""
+    record = get_inspection(user, inspection_id)
+    permit = db.session.get(Permit, record.permit_id)
+    if permit is None:
+        raise NotFound("No such inspection.")
+    title_checklist, checklist_rows, labels = _checklist(record)
+    samples = _day_samples(user, record)
+    findings = _findings(user, record, samples)
+    data = pdf.ReportData(
+        title=f"Inspection report \u2013 {permit.number or permit.site_address}",
+        site_rows=_site_rows(permit), inspection_rows=_inspection_rows(record),
+        checklist_title=title_checklist, checklist_rows=checklist_rows,
+        finding_rows=_finding_rows(findings, labels), sample_rows=_sample_rows(samples),
+        photos=_photos(record, findings, labels),
+        footer=f"Inspection {record.id} \u00b7 version {record.version} \u00b7 generated {_when(utcnow())}",
+    )
+    day = record.started_at.astimezone(TOWN_TZ).date().isoformat()
+    return pdf.render(data), f"inspection-{permit.number or 'draft'}-{day}.pdf"
+

@@ -1,0 +1,156 @@
+"""Sample operations (R-S, R-E2): load, check, change, flush (never commit)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Select, select
+
+from .. import audit
+from ..auth.permissions import current_device_id
+from ..db import utcnow
+from ..entry.services import require_entry
+from ..errors import NotFound, ValidationFailed
+from ..extensions import db
+from ..inspections.models import Finding
+from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.models import Permit
+from ..records import bump, check_version, existing_for_create
+from . import exceedances, rules
+from .models import Sample
+from .schemas import SampleSchema
+
+WRITABLE = ("entry_authorization_id", "sampled_at", "sampler", "location", "outfall_id", "sample_type", "analysis",
+            "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
+# Columns compared when a client id is posted again (idempotent create).
+STORED = ("sampled_at", "sampler", "location_lat", "location_lon", "outfall_id", "sample_type", "analysis",
+          "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
+
+_dump_schema = SampleSchema()
+
+
+def visible_samples(user) -> Select:
+    return select(Sample).where(Sample.permit_id.in_(visible_permit_ids(user)))
+
+
+def get_sample(user, record_id: str) -> Sample:
+    record = db.session.scalar(visible_samples(user).where(Sample.id == str(record_id)))
+    if record is None:
+        raise NotFound("No such sample.")
+    return record
+
+
+def list_samples(user, permit_id: str | None = None) -> list[Sample]:
+    query = visible_samples(user)
+    if permit_id is not None:
+        query = query.where(Sample.permit_id == str(permit_id))
+    return list(db.session.scalars(query.order_by(Sample.sampled_at, Sample.id)))
+
+
+def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
+    finding_ids = db.session.scalars(
+        select(Finding.id).where(Finding.sample_id == record.id, Finding.deleted_at.is_(None))
+        .order_by(Finding.created_at, Finding.id)).all()
+    location = None
+    if record.location_lat is not None and record.location_lon is not None:
+        location = {"lat": record.location_lat, "lon": record.location_lon}
+    view = {column: getattr(record, column) for column in _dump_schema.fields if hasattr(record, column)}
+    view.update(
+        location=location, finding_ids=list(finding_ids),
+        chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
+        holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
+                                         record.analysis, now or utcnow()),
+    )
+    return _dump_schema.dump(view)
+
+
+def _columns(data: dict[str, Any]) -> dict[str, Any]:
+    """The loaded fields as column values, with every parameter validated and normalised (R-S3)."""
+    values = {key: data[key] for key in WRITABLE if key in data and key not in ("location", "entry_authorization_id")}
+    if "location" in data:
+        location = data["location"] or {}
+        values["location_lat"], values["location_lon"] = location.get("lat"), location.get("lon")
+    if "parameters" in values:
+        parameters, errors = rules.normalise_parameters(values["parameters"])
+        if errors:
+            raise ValidationFailed("Some parameters are not valid.", errors={"parameters": errors})
+        values["parameters"] = parameters
+    if "chain_of_custody" in values:
+        values["chain_of_custody"] = [
+            {"from_name": t["from_name"], "to_name": t["to_name"], "at": t["at"],
+             "signature_photo_id": str(t["signature_photo_id"]) if t.get("signature_photo_id") else None}
+            for t in values["chain_of_custody"]]
+    return values
+
+
+def _check_content(values: dict[str, Any]) -> None:
+    errors = rules.place_problems(values.get("location_lat"), values.get("outfall_id"))
+    errors |= rules.check_times(values["sampled_at"], values.get("analyzed_at"), values.get("received_by_lab_at"),
+                                values.get("chain_of_custody") or [])
+    if errors:
+        raise ValidationFailed(errors=errors)
+
+
+def _storable(values: dict[str, Any]) -> dict[str, Any]:
+    """JSON columns hold times as RFC 3339 text."""
+    if "chain_of_custody" in values:
+        values = {**values, "chain_of_custody": [{**t, "at": t["at"].astimezone(timezone.utc).isoformat()}
+                                                 for t in values["chain_of_custody"]]}
+    return values
+
+
+def _same(record: Sample, permit: Permit, values: dict[str, Any], auth_id: str | None) -> bool:
+    if record.permit_id != permit.id or (auth_id and record.entry_authorization_id != auth_id):
+        return False
+    return all(getattr(record, key) == values.get(key) for key in STORED)
+
+
+def create_sample(user, data: dict[str, Any]) -> tuple[Sample, bool]:
+    permit = get_visible_permit(user, str(data["permit_id"]))
+    check_field_work(user, permit)
+    auth_id = str(data["entry_authorization_id"]) if data.get("entry_authorization_id") else None
+    values = _columns(data)
+    _check_content(values)
+    stored = {key: values.get(key) for key in STORED}
+    stored["parameters"], stored["chain_of_custody"] = stored["parameters"] or [], stored["chain_of_custody"] or []
+    values = _storable(stored)
+    record_id = str(data["id"]) if data.get("id") else None
+    existing = existing_for_create(Sample, record_id, lambda rec: _same(rec, permit, values, auth_id))
+    if existing is not None:
+        return existing, False
+    auth = require_entry(user, permit, auth_id, "sampling", values["sampled_at"])
+    record = Sample(id=record_id, permit_id=permit.id, entry_authorization_id=auth.id, created_by=user.id,
+                    device_id=current_device_id(), device_created_at=data.get("device_created_at"), **values)
+    db.session.add(record)
+    db.session.flush()
+    exceedances.judge(user, permit, record, previous=None)
+    audit.record("sample.create", "sample", record.id, _audit_view(record), actor=user, permit_id=permit.id)
+    return record, True
+
+
+def update_sample(user, record: Sample, data: dict[str, Any], expected_version: int | None) -> Sample:
+    permit = db.session.get(Permit, record.permit_id)
+    check_field_work(user, permit)
+    check_version(record, expected_version, dump_sample)
+    before = _audit_view(record)
+    previous = (record.outfall_id, record.sampled_at)
+    values = _columns(data)
+    merged = {**{key: getattr(record, key) for key in STORED}, **values}
+    merged["chain_of_custody"] = values.get("chain_of_custody", [
+        {**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []])
+    _check_content(merged)
+    auth_id = str(data["entry_authorization_id"]) if data.get("entry_authorization_id") else record.entry_authorization_id
+    if merged["sampled_at"] != record.sampled_at or auth_id != record.entry_authorization_id:
+        record.entry_authorization_id = require_entry(user, permit, auth_id, "sampling", merged["sampled_at"]).id
+    for key, value in _storable(values).items():
+        setattr(record, key, value)
+    bump(record)
+    db.session.flush()
+    exceedances.judge(user, permit, record, previous=previous)
+    audit.record("sample.update", "sample", record.id, audit.diff(before, _audit_view(record)), actor=user,
+                 permit_id=record.permit_id)
+    return record
+
+
+def _audit_view(record: Sample) -> dict[str, Any]:
+    return {key: getattr(record, key) for key in ("entry_authorization_id", *STORED, "exceedances")}
