@@ -55,12 +55,10 @@ def _schema(database_url):
 def _empty_tables() -> None:
     from inspect_api.changes import SyncCounter
     with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            names = ", ".join(f'"{t.name}"' for t in db.metadata.sorted_tables)
-            conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
-        else:
-            for table in reversed(db.metadata.sorted_tables):
-                conn.execute(table.delete())
+        # DELETE in reverse dependency order: on these small tables it is far faster than TRUNCATE,
+        # which rewrites every table's files on PostgreSQL.
+        for table in reversed(db.metadata.sorted_tables):
+            conn.execute(table.delete())
         conn.execute(SyncCounter.__table__.insert().values(id=1, value=0, purged_through=0))
 
 
@@ -103,3 +101,10 @@ def shared_data():
     if not folder.is_dir():
         pytest.skip(f"real camera files not present at {folder} (the ../shared folder beside the checkout)")
     return folder
+
+
+def pytest_report_header(config):
+    url = os.environ.get("TEST_DATABASE_URL")
+    if url:
+        return f"database: PostgreSQL ({sa.engine.make_url(url).render_as_string(hide_password=True)})"
+    return "database: SQLite (set TEST_DATABASE_URL=postgresql://... to run the suite on PostgreSQL)"

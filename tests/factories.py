@@ -62,7 +62,7 @@ class Factory:
         transition rules themselves go through the API)."""
         from inspect_api.permits import services
         applicant = applicant or self.user("applicant")
-        permit = services.create_permit(applicant, self.permit_payload(**overrides))
+        permit, _created = services.create_permit(applicant, self.permit_payload(**overrides))
         if status != "draft":
             services.force_status(permit, status)
         db.session.commit()

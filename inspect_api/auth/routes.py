@@ -107,6 +107,13 @@ class UserItem(MethodView):
         """Change a user's name, role, password or deactivate them; role changes end their sessions (admin)"""
         return services.update_user(services.get_user(user_id), body, current_user)
 
+    @roles_required("admin")
+    @blp.response(204)
+    @blp.alt_response(409, description="An admin cannot deactivate their own account")
+    def delete(self, user_id):
+        """Deactivate a user and end their sessions; the account stays for the records it made (admin)"""
+        services.deactivate_user(services.get_user(user_id), current_user)
+
 
 @blp.route("/users/<user_id>/sessions")
 class UserSessions(MethodView):

@@ -47,6 +47,13 @@ def update_user(user: User, changes: dict, actor: User) -> User:
     return user
 
 
+def deactivate_user(user: User, actor: User) -> User:
+    """Users are never deleted: audit rows and records keep pointing at who made them."""
+    if user.id == actor.id:
+        raise Conflict("You cannot deactivate your own account; ask another admin.")
+    return update_user(user, {"active": False}, actor)
+
+
 def get_user(user_id: str) -> User:
     user = db.session.get(User, user_id)
     if user is None:

@@ -1,6 +1,9 @@
+"""Permit records (R-C1) with their conditions, phases, documents, exemption claims (R-B),
+inspector assignments, status events (R-C2) and the per-year number counters."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,6 +24,9 @@ class Permit(RecordMixin, db.Model):
     __sync_entity__ = "permit"
 
     number: Mapped[str | None] = mapped_column(sa.String(20), unique=True, nullable=True)
+    # Numbers this permit held before its review level changed under review (R-A5); they stay
+    # here so the ALDR/LDP sequences never show a hole.
+    former_numbers: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="draft", index=True)
     applicant_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
 
@@ -54,6 +60,27 @@ class Permit(RecordMixin, db.Model):
     cease_and_desist: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=False)
 
     assignments: Mapped[list["Assignment"]] = relationship(back_populates="permit", cascade="all, delete-orphan")
+    conditions: Mapped[list["PermitCondition"]] = relationship(
+        back_populates="permit", cascade="all, delete-orphan", order_by="PermitCondition.number")
+    phases: Mapped[list["PermitPhase"]] = relationship(
+        back_populates="permit", cascade="all, delete-orphan", order_by="PermitPhase.number")
+    documents: Mapped[list["PermitDocument"]] = relationship(
+        back_populates="permit", cascade="all, delete-orphan", order_by="PermitDocument.created_at")
+    exemptions: Mapped[list["PermitExemption"]] = relationship(
+        back_populates="permit", cascade="all, delete-orphan", order_by="PermitExemption.created_at")
+
+    @property
+    def site(self) -> dict[str, Any]:
+        return {"address": self.site_address, "parcel_id": self.parcel_id,
+                "location": {"lat": self.site_lat, "lon": self.site_lon}, "limit_of_work": self.limit_of_work}
+
+    @property
+    def owner(self) -> dict[str, Any]:
+        return {"name": self.owner_name, "email": self.owner_email, "phone": self.owner_phone}
+
+    @property
+    def assigned_inspector_ids(self) -> list[str]:
+        return sorted(a.inspector_id for a in self.assignments if a.removed_at is None)
 
 
 class Assignment(db.Model):
@@ -69,6 +96,7 @@ class Assignment(db.Model):
     assigned_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
     assigned_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    removed_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
     permit: Mapped[Permit] = relationship(back_populates="assignments")
 
@@ -85,3 +113,91 @@ class PermitEvent(db.Model):
     actor_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
     reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+
+
+class PermitCondition(RecordMixin, db.Model):
+    """One numbered, separately violable condition of a permit (R-C3, R-P1)."""
+
+    __tablename__ = "permit_conditions"
+    __table_args__ = (sa.UniqueConstraint("permit_id", "number", name="uq_permit_conditions_permit_number"),)
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    number: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    text: Mapped[str] = mapped_column(sa.Text, nullable=False)
+
+    permit: Mapped[Permit] = relationship(back_populates="conditions")
+
+
+class PermitPhase(RecordMixin, db.Model):
+    """A construction phase; bonds release per phase completed in compliance (R-D2)."""
+
+    __tablename__ = "permit_phases"
+    __table_args__ = (sa.UniqueConstraint("permit_id", "number", name="uq_permit_phases_permit_number"),)
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    number: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    bond_amount: Mapped[Decimal | None] = mapped_column(sa.Numeric(12, 2), nullable=True)
+    status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="pending")
+    completed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    completed_in_compliance: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=False)
+    completion_notes: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    completed_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+
+    permit: Mapped[Permit] = relationship(back_populates="phases")
+
+
+class PermitDocument(RecordMixin, db.Model):
+    """Metadata of an application document (R-C1): ESC plan, O&M plan or other."""
+
+    __tablename__ = "permit_documents"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    kind: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    filename: Mapped[str] = mapped_column(sa.String(255), nullable=False)
+    title: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
+    file_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+
+    permit: Mapped[Permit] = relationship(back_populates="documents")
+
+
+class PermitExemption(RecordMixin, db.Model):
+    """An exemption claimed under bylaw §B with its evidence and the supervisor's decision (R-B1)."""
+
+    __tablename__ = "permit_exemptions"
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    kind: Mapped[str] = mapped_column(sa.String(4), nullable=False)
+    statement: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    single_family: Mapped[bool | None] = mapped_column(sa.Boolean, nullable=True)
+    utility_kind: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
+    document_number: Mapped[str | None] = mapped_column(sa.String(80), nullable=True)
+    issued_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    expires_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    document_photo_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    document_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("permit_documents.id"), nullable=True)
+    status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="claimed")
+    decided_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    decided_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    decision_reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+
+    permit: Mapped[Permit] = relationship(back_populates="exemptions")
+
+    @property
+    def has_document(self) -> bool:
+        return bool(self.document_id or self.document_photo_id)
+
+    def stands_on(self, on: date) -> bool:
+        """R-B2: a claim that is not rejected stands; B5/B6 only with a document valid on `on`."""
+        from . import rules
+        if self.status == "rejected":
+            return False
+        valid = rules.document_valid_on(self.expires_on, self.issued_on, on, self.has_document)
+        return rules.exemption_stands(rules.ExemptionClaim(self.kind, valid))
+
+    @property
+    def stands(self) -> bool:
+        from .dates import local_today
+        return self.stands_on(local_today())

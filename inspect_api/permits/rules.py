@@ -1,4 +1,8 @@
-"""The bylaw's review rules as pure functions (DOMAIN.md R-A, R-B). No database, no Flask."""
+"""The bylaw's review rules and the permit status flow as pure functions (DOMAIN.md R-A, R-B, R-C2).
+
+No database, no Flask: plain values in, plain values out, so the PWA can mirror them and tests can
+pin every edge (4,999 / 5,000 / 20,000 / 20,001 sq ft).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,8 +12,27 @@ COVERAGE_THRESHOLD_SQFT = 5_000
 PERMIT_THRESHOLD_SQFT = 20_000
 LUHPPL_KINDS = ("water_supply_protection_area", "npdes_industrial", "auto_fueling", "exterior_fleet_storage",
                 "exterior_vehicle_service", "marina", "high_intensity_parking", "disposal_site", "other")
+LUHPPL_LABELS = {
+    "water_supply_protection_area": "a use listed for a water supply protection area (310 CMR 22.20B/22.20C/22.21)",
+    "npdes_industrial": "an industrial site under an individual NPDES or Multi-Sector General Permit",
+    "auto_fueling": "an auto fueling facility",
+    "exterior_fleet_storage": "exterior fleet storage",
+    "exterior_vehicle_service": "exterior vehicle service or equipment cleaning",
+    "marina": "a marina or boatyard",
+    "high_intensity_parking": "a high-intensity parking lot (1,000 or more trips a day)",
+    "disposal_site": "a confined disposal facility or disposal site",
+}
 EXEMPTION_KINDS = ("B1", "B2", "B3", "B4", "B5", "B6")
 DOCUMENT_EXEMPTIONS = ("B5", "B6")
+UTILITY_KINDS = ("gas", "water", "sewer", "electric", "telephone", "cable", "fiber", "other")
+EXEMPTION_LABELS = {
+    "B1": "maintenance of existing landscaping of a single-family dwelling",
+    "B2": "fencing that does not alter terrain or drainage",
+    "B3": "utilities other than drainage",
+    "B4": "agricultural or aquacultural maintenance and improvement",
+    "B5": "a valid Conservation Commission order of conditions",
+    "B6": "a valid Planning Board decision",
+}
 
 
 @dataclass(frozen=True)
@@ -28,6 +51,22 @@ class Determination:
         return {"review_level": self.review_level, "rules": list(self.rules), "explanation": self.explanation}
 
 
+def _sqft(value: float) -> str:
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{text} sq ft"
+
+
+def luhppl_problem(kind: str | None, description: str | None) -> str | None:
+    """R-A4: the kinds of 310 CMR 10.04; `other` must say what the use is."""
+    if kind is None:
+        return None
+    if kind not in LUHPPL_KINDS:
+        return f"Unknown LUHPPL kind; use one of {', '.join(LUHPPL_KINDS)}."
+    if kind == "other" and not (description or "").strip():
+        return "Describe the higher-pollutant land use when the kind is `other`."
+    return None
+
+
 def exemption_stands(claim: ExemptionClaim) -> bool:
     """R-B2: B1-B4 stand on the claim alone; B5/B6 only with a valid order of conditions or decision."""
     if claim.kind in DOCUMENT_EXEMPTIONS:
@@ -36,35 +75,174 @@ def exemption_stands(claim: ExemptionClaim) -> bool:
 
 
 def document_valid_on(expires_on: date | None, issued_on: date | None, on: date, has_document: bool) -> bool:
-    """R-B1: an order of conditions or Planning Board decision counts only with a document, once issued
-    and until it expires (an expired one voids the exemption)."""
-    if not has_document or issued_on is None or issued_on > on:
+    """R-B1: an order of conditions or Planning Board decision counts only with a document, from its
+    issue date through its expiry date; an expired one voids the exemption."""
+    if not has_document or issued_on is None or expires_on is None or issued_on > on:
         return False
-    return expires_on is None or on <= expires_on
+    return on <= expires_on
 
 
 def determine(disturbed_area_sqft: float, drains_to_ms4: bool, drains_to_waters: bool,
-              luhppl_kind: str | None = None, exemptions: list[ExemptionClaim] | tuple = ()) -> Determination:
+              luhppl_kind: str | None = None, exemptions: list[ExemptionClaim] | tuple = (),
+              luhppl_description: str | None = None) -> Determination:
     """Which review the bylaw requires (R-A1..R-A4, R-B2)."""
     if disturbed_area_sqft is None or disturbed_area_sqft < 0:
         raise ValueError("disturbed area must be zero or more square feet")
-    drains = drains_to_ms4 or drains_to_waters
-    if not drains:
-        return Determination("not_covered", ["R-A1"],
-                             "Part 3 does not apply: the disturbance drains neither to the MS4 nor to waters of the Commonwealth.")
+    area = _sqft(disturbed_area_sqft)
+    if not (drains_to_ms4 or drains_to_waters):
+        return Determination("not_covered", ["R-A1"], "Part 3 does not apply: the disturbance drains neither to "
+                                                      "the MS4 nor to waters of the Commonwealth.")
     if disturbed_area_sqft < COVERAGE_THRESHOLD_SQFT:
         return Determination("not_covered", ["R-A1"],
-                             f"Part 3 does not apply: {disturbed_area_sqft:,.0f} sq ft is under the 5,000 sq ft threshold.")
-    standing = [c.kind for c in exemptions if exemption_stands(c)]
+                             f"Part 3 does not apply: {area} is under the 5,000 sq ft threshold.")
+    standing = sorted({c.kind for c in exemptions if exemption_stands(c)})
     if standing:
+        names = "; ".join(f"{k} ({EXEMPTION_LABELS[k]})" for k in standing)
         return Determination("exempt", ["R-A1", "R-B2"],
-                             "Exempt under bylaw §B (" + ", ".join(sorted(set(standing))) + "); no review is required.")
+                             f"Part 3 applies ({area} draining to the MS4 or waters), but the project is exempt "
+                             f"under bylaw §B: {names}. No review is required.")
+    fired = ["R-A1"]
+    prefix = ""
+    voided = sorted({c.kind for c in exemptions if c.kind in DOCUMENT_EXEMPTIONS and not c.document_valid})
+    if voided:
+        fired.append("R-B1")
+        prefix = (f"The claimed exemption {', '.join(voided)} does not stand without a valid, unexpired "
+                  "document, so the project falls back to the review rules. ")
     if luhppl_kind:
-        return Determination("land_disturbance_permit", ["R-A1", "R-A4"],
-                             f"A land use with higher potential pollutant loads ({luhppl_kind.replace('_', ' ')}) "
-                             "needs a land disturbance permit whatever its size.")
+        label = LUHPPL_LABELS.get(luhppl_kind) or (luhppl_description or "another higher-pollutant land use")
+        return Determination("land_disturbance_permit", fired + ["R-A4"],
+                             prefix + f"The proposed use is a land use with higher potential pollutant loads "
+                             f"({label}); it needs a land disturbance permit whatever its size ({area}).")
     if disturbed_area_sqft <= PERMIT_THRESHOLD_SQFT:
-        return Determination("administrative_review", ["R-A1", "R-A2"],
-                             f"{disturbed_area_sqft:,.0f} sq ft is between 5,000 and 20,000 sq ft: administrative land disturbance review.")
-    return Determination("land_disturbance_permit", ["R-A1", "R-A3"],
-                         f"{disturbed_area_sqft:,.0f} sq ft is more than 20,000 sq ft: a land disturbance permit is required.")
+        return Determination("administrative_review", fired + ["R-A2"],
+                             prefix + f"{area} is from 5,000 up to and including 20,000 sq ft: an "
+                             "administrative land disturbance review is required.")
+    return Determination("land_disturbance_permit", fired + ["R-A3"],
+                         prefix + f"{area} is more than 20,000 sq ft: a land disturbance permit is required.")
+
+
+def exemption_evidence_problems(kind: str, evidence: dict) -> dict[str, list[str]]:
+    """What a claim of `kind` lacks (R-B table). B5/B6 may be claimed before the document is
+    attached; acceptance then needs it (see acceptance_problem)."""
+    problems: dict[str, list[str]] = {}
+
+    def need(name: str, message: str) -> None:
+        problems.setdefault(name, []).append(message)
+
+    if kind not in EXEMPTION_KINDS:
+        need("kind", f"Use one of {', '.join(EXEMPTION_KINDS)}.")
+        return problems
+    if kind in ("B1", "B2", "B4") and not (evidence.get("statement") or "").strip():
+        need("statement", "A statement describing the work is required for this exemption.")
+    if kind == "B1" and evidence.get("single_family") is not True:
+        need("single_family", "B1 covers only the landscaping of a single-family dwelling.")
+    if kind == "B3":
+        utility = evidence.get("utility_kind")
+        if utility == "drainage":
+            need("utility_kind", "Drainage work is not exempt under B3.")
+        elif utility not in UTILITY_KINDS:
+            need("utility_kind", f"Name the utility: one of {', '.join(UTILITY_KINDS)}.")
+    if kind in DOCUMENT_EXEMPTIONS:
+        for name in ("document_number", "issued_on", "expires_on"):
+            if not evidence.get(name):
+                need(name, "Required for an order of conditions or Planning Board decision.")
+        issued, expires = evidence.get("issued_on"), evidence.get("expires_on")
+        if issued and expires and expires < issued:
+            need("expires_on", "The expiry date is before the issue date.")
+    return problems
+
+
+def acceptance_problem(kind: str, *, has_document: bool, issued_on: date | None, expires_on: date | None,
+                       on: date) -> str | None:
+    """R-B1: an accepted B5/B6 must hold its document and be valid on the day it is accepted."""
+    if kind not in DOCUMENT_EXEMPTIONS:
+        return None
+    if not has_document:
+        return "Attach the order of conditions or decision document before accepting this exemption."
+    if issued_on is None or issued_on > on:
+        return "The document is not yet in force on the date of acceptance."
+    if expires_on is None or expires_on < on:
+        return f"The document expired on {expires_on}; an expired order or decision voids the exemption."
+    return None
+
+
+# ---- R-A6: approval before disturbance ----------------------------------------------------------
+APPROVED_STATUSES = ("approved", "issued", "active", "work_complete", "closed")
+
+
+def work_may_commence(status: str) -> bool:
+    """R-A6, R-C2: work may be recorded as commenced only once approved (admin review) or issued."""
+    return status in ("approved", "issued")
+
+
+def unapproved_work(review_level: str, status: str) -> bool:
+    """R-A6: disturbance found on a covered project without approval or permit is work without approval."""
+    return review_level in ("administrative_review", "land_disturbance_permit") and status not in APPROVED_STATUSES
+
+
+# ---- R-C2: the status flow ----------------------------------------------------------------------
+# (from, to) -> roles that may make the move. "applicant" means the permit's own applicant: other
+# applicants never see the permit. work_complete -> closed is listed with no role: only the
+# certificate of completion (R-F3) closes a permit.
+TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
+    ("draft", "submitted"): frozenset({"applicant", "supervisor"}),
+    ("submitted", "under_review"): frozenset({"supervisor"}),
+    ("under_review", "approved"): frozenset({"supervisor"}),
+    ("under_review", "issued"): frozenset({"supervisor"}),
+    ("under_review", "denied"): frozenset({"supervisor"}),
+    ("draft", "withdrawn"): frozenset({"applicant"}),
+    ("submitted", "withdrawn"): frozenset({"applicant"}),
+    ("under_review", "withdrawn"): frozenset({"applicant"}),
+    ("approved", "active"): frozenset({"applicant", "supervisor"}),
+    ("issued", "active"): frozenset({"applicant", "supervisor"}),
+    ("active", "work_complete"): frozenset({"applicant", "supervisor"}),
+    ("work_complete", "closed"): frozenset(),
+}
+# The level a decision needs: an approval ends an administrative review (or confirms an exemption),
+# a permit is issued only for a land disturbance permit.
+DECISION_LEVELS = {
+    ("under_review", "approved"): ("administrative_review", "exempt"),
+    ("under_review", "issued"): ("land_disturbance_permit",),
+}
+
+
+LEVEL_PHRASES = {"not_covered": "is not covered by Part 3", "exempt": "is exempt",
+                 "administrative_review": "needs an administrative review",
+                 "land_disturbance_permit": "needs a land disturbance permit"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    error: str | None = None  # "invalid_transition" (409) or "forbidden" (403)
+    message: str = ""
+
+
+def check_transition(from_status: str, to_status: str, role: str, *, review_level: str,
+                     accepted_exemption: bool = False) -> Verdict:
+    """May `role` move a permit from `from_status` to `to_status` (R-C2, R-A6)?"""
+    move = (from_status, to_status)
+    if move not in TRANSITIONS:
+        return Verdict(False, "invalid_transition", f"A permit cannot go from {from_status} to {to_status}.")
+    if to_status == "closed":
+        return Verdict(False, "invalid_transition", "A permit is closed only by issuing its certificate of "
+                                                    "completion; review the completion notice or final report.")
+    if role not in TRANSITIONS[move]:
+        return Verdict(False, "forbidden", f"A {role} may not move a permit from {from_status} to {to_status}.")
+    if move == ("draft", "submitted") and review_level == "not_covered":
+        return Verdict(False, "invalid_transition", "Part 3 of the bylaw does not cover this project (R-A1), so "
+                                                    "there is nothing to submit; no review or permit is needed.")
+    levels = DECISION_LEVELS.get(move)
+    if levels and review_level not in levels:
+        needed = "an administrative review" if to_status == "approved" else "a land disturbance permit"
+        return Verdict(False, "invalid_transition", f"Only {needed} can be {to_status}; this project "
+                                                    f"{LEVEL_PHRASES.get(review_level, review_level)}.")
+    if move == ("under_review", "approved") and review_level == "exempt" and not accepted_exemption:
+        return Verdict(False, "invalid_transition", "Accept the exemption claim before approving an exempt project.")
+    return Verdict(True)
+
+
+def number_prefix(review_level: str) -> str | None:
+    """ALDR for administrative review, LDP for permits; exempt and not-covered projects get no number."""
+    return {"administrative_review": "ALDR", "land_disturbance_permit": "LDP"}.get(review_level)
+

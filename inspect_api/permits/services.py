@@ -1,69 +1,287 @@
-"""Permit operations: load, check, change, flush (never commit)."""
+"""Permit operations: load, check, change, flush (never commit).
+
+Editing rules (R-C1, R-C2; "Nothing approved is edited in place"):
+- the applicant edits their own application while it is a draft; once submitted it is the
+  Stormwater Authority's to review, and the applicant may only withdraw it;
+- a supervisor edits the application while it is draft, submitted or under review (a revised plan);
+  after the decision the application is locked (409 `permit_locked`), conditions and phases live on
+  as sub-resources;
+- inspectors read every permit and edit none; admins see no permit content.
+Every change recomputes the determination when an input changed (R-A5), bumps the version and
+writes an audit row.
+"""
 from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Select, func, or_, select
+from sqlalchemy.orm import selectinload
+
 from .. import audit
 from ..auth.models import User
+from ..auth.permissions import current_device_id
 from ..db import utcnow
-from ..errors import NotFound
+from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..records import bump, check_version, existing_for_create
 from . import rules
-from .models import Assignment, Permit, PermitEvent
+from .access import assigned_permit_ids, get_visible_permit, visible_permits
+from .dates import local_today
+from .models import Assignment, Permit
+from .numbering import assign_number
+from .schemas import PermitSchema
+
+__all__ = ["create_permit", "update_permit", "get_permit", "visible_permits", "dump_permit", "transition",
+           "close_permit", "assign_inspector", "unassign_inspector", "force_status", "list_permits",
+           "recompute_determination", "set_cease_and_desist"]
+
+INPUT_COLUMNS = ("disturbed_area_sqft", "drains_to_ms4", "drains_to_waters", "luhppl_kind", "luhppl_description")
+SIMPLE_COLUMNS = INPUT_COLUMNS + ("proposed_use", "description")
+APPLICANT_EDITABLE = ("draft",)
+SUPERVISOR_EDITABLE = ("draft", "submitted", "under_review")
+UNDER_REVIEW = ("submitted", "under_review")
+_permit_schema = PermitSchema()
 
 
-def _determination_for(permit: Permit, exemptions: list[rules.ExemptionClaim] | None = None) -> dict:
+def dump_permit(permit: Permit) -> dict:
+    return _permit_schema.dump(permit)
+
+
+# ---- determination (R-A5) -----------------------------------------------------------------------
+def _determination_for(permit: Permit, today) -> dict:
+    claims = [c for c in permit.exemptions if c.status != "rejected"]
+    inputs = [rules.ExemptionClaim(c.kind, rules.document_valid_on(c.expires_on, c.issued_on, today, c.has_document))
+              for c in claims]
     result = rules.determine(permit.disturbed_area_sqft, permit.drains_to_ms4, permit.drains_to_waters,
-                             permit.luhppl_kind, exemptions or [])
-    inputs = {"disturbed_area_sqft": permit.disturbed_area_sqft, "drains_to_ms4": permit.drains_to_ms4,
-              "drains_to_waters": permit.drains_to_waters, "luhppl_kind": permit.luhppl_kind,
-              "exemptions": [{"kind": e.kind, "document_valid": e.document_valid} for e in (exemptions or [])]}
-    return {**result.as_dict(), "inputs": inputs}
+                             permit.luhppl_kind, inputs, permit.luhppl_description)
+    valid_until = None
+    if result.review_level == "exempt" and not any(c.kind not in rules.DOCUMENT_EXEMPTIONS for c in claims):
+        valid_until = max(c.expires_on for c, i in zip(claims, inputs) if i.document_valid).isoformat()
+    return {**result.as_dict(), "valid_until": valid_until, "as_of": today.isoformat(), "inputs": {
+        **{key: getattr(permit, key) for key in INPUT_COLUMNS},
+        "exemptions": [{"id": c.id, "kind": c.kind, "status": c.status, "document_valid": i.document_valid}
+                       for c, i in zip(claims, inputs)]}}
 
 
-def recompute_determination(permit: Permit, exemptions: list[rules.ExemptionClaim] | None = None) -> None:
-    """R-A5: stored with its inputs and the rules that fired; recomputed whenever an input changes."""
-    permit.determination = _determination_for(permit, exemptions)
-    permit.review_level = permit.determination["review_level"]
+def recompute_determination(permit: Permit, today=None) -> bool:
+    """Store the determination with its inputs (R-A5); True when it changed. A permit under review
+    whose level changed gets the number of its new level."""
+    today = today or local_today()
+    new = _determination_for(permit, today)
+    old = dict(permit.determination or {})
+    if old and {k: v for k, v in old.items() if k != "as_of"} == {k: v for k, v in new.items() if k != "as_of"}:
+        return False
+    permit.determination = new
+    permit.review_level = new["review_level"]
+    if permit.status in UNDER_REVIEW:
+        assign_number(permit, today)
+    return True
 
 
-def create_permit(applicant: User, data: dict[str, Any], actor: User | None = None) -> Permit:
-    site, owner = data["site"], data["owner"]
-    permit = Permit(
-        id=data.get("id") or None, applicant_id=applicant.id, created_by=(actor or applicant).id,
-        site_address=site["address"], parcel_id=site.get("parcel_id"),
-        site_lat=site["location"]["lat"], site_lon=site["location"]["lon"], limit_of_work=site.get("limit_of_work"),
-        owner_name=owner["name"], owner_email=owner.get("email"), owner_phone=owner.get("phone"),
-        disturbed_area_sqft=data["disturbed_area_sqft"], drains_to_ms4=data["drains_to_ms4"],
-        drains_to_waters=data["drains_to_waters"], proposed_use=data["proposed_use"],
-        luhppl_kind=data.get("luhppl_kind"), luhppl_description=data.get("luhppl_description"),
-        description=data.get("description"),
-    )
-    recompute_determination(permit)
+def refresh_determination(permit: Permit) -> None:
+    """An order of conditions or decision that expired since the last change voids its exemption
+    (R-B1): re-evaluate document-based claims against today."""
+    if any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions):
+        before = {"review_level": permit.review_level, "number": permit.number}
+        if recompute_determination(permit):
+            bump(permit)
+            db.session.flush()
+            changes = audit.diff(before, {"review_level": permit.review_level, "number": permit.number})
+            audit.record("permit.determination", "permit", permit.id,
+                         {**changes, "reason": "an exemption document is no longer valid today"}, permit_id=permit.id)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+def _eager(query: Select) -> Select:
+    return query.options(selectinload(Permit.conditions), selectinload(Permit.phases),
+                         selectinload(Permit.documents), selectinload(Permit.exemptions),
+                         selectinload(Permit.assignments))
+
+
+def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permit:
+    permit = get_visible_permit(user, permit_id, for_update=for_update)
+    refresh_determination(permit)
+    return permit
+
+
+def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
+    query = visible_permits(user)
+    if args.get("status"):
+        query = query.where(Permit.status.in_([s.strip() for s in args["status"].split(",")]))
+    if args.get("review_level"):
+        query = query.where(Permit.review_level == args["review_level"])
+    if args.get("assigned_to") == "me":
+        query = query.where(Permit.id.in_(assigned_permit_ids(user)))
+    if args.get("q"):
+        like = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(or_(*(func.lower(col).like(like, escape="\\") for col in (
+            Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
+    total = db.session.scalar(select(func.count()).select_from(query.subquery()))
+    page = _eager(query.order_by(Permit.created_at.desc(), Permit.id).limit(args["limit"]).offset(args["offset"]))
+    permits = list(db.session.scalars(page))
+    for permit in permits:
+        refresh_determination(permit)
+    return permits, total
+
+
+# ---- create and edit ----------------------------------------------------------------------------
+def _columns(data: dict[str, Any]) -> dict[str, Any]:
+    """The permit columns a create or patch body sets."""
+    out = {key: data[key] for key in SIMPLE_COLUMNS if key in data}
+    site = data.get("site") or {}
+    for key, column in (("address", "site_address"), ("parcel_id", "parcel_id"), ("limit_of_work", "limit_of_work")):
+        if key in site:
+            out[column] = site[key]
+    if "location" in site:
+        out["site_lat"], out["site_lon"] = site["location"]["lat"], site["location"]["lon"]
+    owner = data.get("owner") or {}
+    for key in ("name", "email", "phone"):
+        if key in owner:
+            out[f"owner_{key}"] = owner[key]
+    return out
+
+
+def _applicant_for(user: User, data: dict[str, Any]) -> User:
+    if user.role == "applicant":
+        if data.get("applicant_id") not in (None, user.id):
+            raise Forbidden("Applicants file applications for themselves only.")
+        return user
+    if user.role != "supervisor":
+        raise Forbidden("Only applicants and supervisors file applications.")
+    if not data.get("applicant_id"):
+        raise ValidationFailed(errors={"applicant_id": ["Name the applicant this application is filed for."]})
+    applicant = db.session.get(User, str(data["applicant_id"]))
+    if applicant is None or applicant.role != "applicant" or not applicant.active:
+        raise ValidationFailed(errors={"applicant_id": ["No active applicant with this id."]})
+    return applicant
+
+
+def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
+    """File an application as a draft (R-C1); idempotent on a client-made id."""
+    applicant = _applicant_for(user, data)
+    columns = _columns(data)
+    problem = rules.luhppl_problem(columns.get("luhppl_kind"), columns.get("luhppl_description"))
+    if problem:
+        raise ValidationFailed(errors={"luhppl_description": [problem]})
+    permit_id = str(data["id"]) if data.get("id") else None
+    existing = existing_for_create(Permit, permit_id, lambda p: p.applicant_id == applicant.id and all(
+        getattr(p, k) == v for k, v in columns.items()))
+    if existing is not None:
+        return existing, False
+    permit = Permit(id=permit_id, applicant_id=applicant.id, created_by=user.id, status="draft",
+                    device_id=current_device_id(), device_created_at=data.get("device_created_at"),
+                    former_numbers=[], **columns)
     db.session.add(permit)
+    recompute_determination(permit)
     db.session.flush()
-    db.session.add(PermitEvent(permit_id=permit.id, from_status=None, to_status="draft", actor_id=(actor or applicant).id))
-    audit.record("permit.create", "permit", permit.id, {"review_level": permit.review_level},
-                 actor=actor or applicant, permit_id=permit.id)
+    from .workflow import record_event
+    record_event(permit, user, None, "draft", "Application started")
+    audit.record("permit.create", "permit", permit.id, {**columns, "review_level": permit.review_level},
+                 actor=user, permit_id=permit.id)
+    return permit, True
+
+
+def check_can_edit(user: User, permit: Permit) -> None:
+    if user.role == "applicant" and permit.applicant_id == user.id:
+        allowed = APPLICANT_EDITABLE
+    elif user.role == "supervisor":
+        allowed = SUPERVISOR_EDITABLE
+    else:
+        raise Forbidden("Only the applicant and supervisors edit an application.")
+    if permit.status not in allowed:
+        raise Conflict(f"The application is {permit.status.replace('_', ' ')} and can no longer be edited"
+                       + (" by the applicant." if user.role == "applicant" else "."), error="permit_locked")
+
+
+def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_version: int | None) -> Permit:
+    check_can_edit(user, permit)
+    check_version(permit, expected_version, dump_permit)
+    columns = _columns(data)
+    kind = columns.get("luhppl_kind", permit.luhppl_kind)
+    if kind != "other" and "luhppl_kind" in columns:
+        columns.setdefault("luhppl_description", None)
+    problem = rules.luhppl_problem(kind, columns.get("luhppl_description", permit.luhppl_description))
+    if problem:
+        raise ValidationFailed(errors={"luhppl_description": [problem]})
+    before = {key: getattr(permit, key) for key in columns}
+    changes = audit.diff(before, columns)
+    if not changes:
+        return permit
+    for key, value in columns.items():
+        setattr(permit, key, value)
+    level_before = (permit.review_level, permit.number)
+    if any(key in INPUT_COLUMNS for key in changes):
+        recompute_determination(permit)
+    if (permit.review_level, permit.number) != level_before:
+        changes["review_level"] = [level_before[0], permit.review_level]
+        changes["number"] = [level_before[1], permit.number]
+    bump(permit)
+    db.session.flush()
+    audit.record("permit.update", "permit", permit.id, changes, actor=user, permit_id=permit.id)
     return permit
 
 
 def force_status(permit: Permit, status: str) -> None:
     """Set a status without the transition rules: for fixtures and demo data only."""
     permit.status = status
-    permit.bump_version()
+    if status in UNDER_REVIEW or (status not in ("draft", "withdrawn") and permit.number is None):
+        assign_number(permit, local_today())
+    bump(permit)
     db.session.flush()
+
+
+def set_cease_and_desist(permit: Permit, flag: bool, actor: User | None = None) -> None:
+    """Raised while a cease-and-desist order is open (R-O1(a)); every device warns on this site."""
+    if permit.cease_and_desist != flag:
+        permit.cease_and_desist = flag
+        bump(permit)
+        db.session.flush()
+        audit.record("permit.cease_and_desist", "permit", permit.id, {"cease_and_desist": [not flag, flag]},
+                     actor=actor, permit_id=permit.id)
+
+
+# ---- assignments --------------------------------------------------------------------------------
+def active_assignment(permit: Permit, inspector_id: str) -> Assignment | None:
+    return next((a for a in permit.assignments if a.inspector_id == inspector_id and a.removed_at is None), None)
 
 
 def assign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assignment:
+    """Assign an inspector to the site; assigning twice answers the existing assignment."""
+    existing = active_assignment(permit, inspector_id)
+    if existing is not None:
+        return existing
     inspector = db.session.get(User, inspector_id)
-    if inspector is None or inspector.role != "inspector":
-        raise NotFound("No such inspector.")
-    for existing in permit.assignments:
-        if existing.inspector_id == inspector_id and existing.removed_at is None:
-            return existing
+    if inspector is None or inspector.role != "inspector" or not inspector.active:
+        raise ValidationFailed(errors={"inspector_id": ["No active inspector with this id."]})
+    if permit.status in ("denied", "withdrawn", "closed"):
+        raise Conflict(f"The permit is {permit.status}; there is no site work to assign.")
     assignment = Assignment(permit_id=permit.id, inspector_id=inspector_id, assigned_by=actor.id, assigned_at=utcnow())
-    db.session.add(assignment)
+    permit.assignments.append(assignment)
+    bump(permit)
     db.session.flush()
     audit.record("permit.assign", "permit", permit.id, {"inspector_id": inspector_id}, actor=actor, permit_id=permit.id)
     return assignment
+
+
+def unassign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assignment:
+    """End an assignment (kept, with removed_at, so devices drop the site on their next pull)."""
+    assignment = active_assignment(permit, inspector_id)
+    if assignment is None:
+        raise NotFound("This inspector is not assigned to the permit.")
+    assignment.removed_at, assignment.removed_by = utcnow(), actor.id
+    bump(assignment)
+    bump(permit)
+    db.session.flush()
+    audit.record("permit.unassign", "permit", permit.id, {"inspector_id": inspector_id}, actor=actor,
+                 permit_id=permit.id)
+    return assignment
+
+
+def transition(user: User, permit: Permit, to: str, reason: str | None = None, **kwargs: Any) -> Permit:
+    from .workflow import transition as _transition
+    return _transition(user, permit, to, reason, **kwargs)
+
+
+def close_permit(permit: Permit, actor: User, reason: str | None = None) -> Permit:
+    from .workflow import close_permit as _close
+    return _close(permit, actor, reason)

@@ -1,0 +1,239 @@
+"""`inspect-api demo`: a fresh SQLite database with realistic Fairhaven data, then serve it.
+
+The data is built by small steps, one per domain (seed_users, seed_permits, seed_assignments, ...),
+each taking the shared DemoContext. A domain adds its own demo data by putting a `demo_data.py` in
+its package with functions decorated by `@demo_step`; they run after the permit steps, in the
+order of DOMAINS.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import secrets
+import shutil
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from .auth.models import ROLES, User
+
+DEMO_DOMAIN = "demo.fairhaven.test"
+_CORE_STEPS: list[Callable[["DemoContext"], None]] = []
+_DOMAIN_STEPS: list[Callable[["DemoContext"], None]] = []
+
+
+@dataclass
+class DemoContext:
+    passwords: dict[str, str]
+    today: date
+    users: dict[str, User] = field(default_factory=dict)
+    other_applicants: list[User] = field(default_factory=list)
+    permits: dict[str, object] = field(default_factory=dict)
+
+
+def demo_step(fn: Callable[[DemoContext], None]) -> Callable[[DemoContext], None]:
+    """Register a step that adds demo data (domains call this from their demo_data.py)."""
+    (_CORE_STEPS if fn.__module__ == __name__ else _DOMAIN_STEPS).append(fn)
+    return fn
+
+
+def _load_domain_steps() -> None:
+    from . import DOMAINS
+    for domain in DOMAINS:
+        name = f"{__package__}.{domain}.demo_data"
+        if importlib.util.find_spec(f"{__package__}.{domain}") and importlib.util.find_spec(name):
+            importlib.import_module(name)
+
+
+def build_demo_data(passwords: dict[str, str] | None = None, today: date | None = None) -> DemoContext:
+    """Fill an empty schema with the demo data (no serving); used by the command and its test."""
+    from . import seed
+    from .extensions import db
+    from .permits.dates import local_today
+    seed.run_all()
+    ctx = DemoContext(passwords=passwords or {role: secrets.token_urlsafe(9) for role in ROLES},
+                      today=today or local_today())
+    _load_domain_steps()
+    for step in [*_CORE_STEPS, *_DOMAIN_STEPS]:
+        step(ctx)
+        db.session.flush()
+    db.session.commit()
+    return ctx
+
+
+# ---- users --------------------------------------------------------------------------------------
+DEMO_NAMES = {"applicant": "Alex Almeida", "inspector": "Ines Costa", "supervisor": "Sam Rebello", "admin": "Ada Admin"}
+
+
+@demo_step
+def seed_users(ctx: DemoContext) -> None:
+    from .auth.services import create_user
+    for role in ROLES:
+        ctx.users[role] = create_user(f"{role}@{DEMO_DOMAIN}", ctx.passwords[role], DEMO_NAMES[role], role)
+    # A second applicant whose permits the demo applicant must never see.
+    ctx.other_applicants.append(create_user(f"acorn.builders@{DEMO_DOMAIN}", secrets.token_urlsafe(16),
+                                            "Acorn Builders LLC", "applicant"))
+
+
+# ---- permits ------------------------------------------------------------------------------------
+def _square(lat: float, lon: float, half_ft: float) -> dict:
+    dlat, dlon = half_ft / 364_000, half_ft / 273_000  # feet per degree at 41.6 N
+    ring = [[lon - dlon, lat - dlat], [lon + dlon, lat - dlat], [lon + dlon, lat + dlat], [lon - dlon, lat + dlat],
+            [lon - dlon, lat - dlat]]
+    return {"type": "Polygon", "coordinates": [[[round(x, 6), round(y, 6)] for x, y in ring]]}
+
+
+# key, address, parcel, lat, lon, area, ms4, waters, use, luhppl, owner, polygon half-side (ft), final status
+PERMITS = [
+    ("fort", "27 Fort Street", "3-112", 41.6302, -70.9018, 8_500, True, False, "Single-family addition and driveway",
+     None, "Maria Medeiros", None, "draft"),
+    ("main", "146 Main Street", "10-041", 41.6391, -70.9037, 14_000, True, False, "Mixed-use building, 4 units",
+     None, "Harbor View Realty Trust", None, "submitted"),
+    ("huttleston", "226 Huttleston Avenue", "30-018", 41.6376, -70.8853, 18_000, True, False,
+     "Convenience store with fuel pumps", "auto_fueling", "Route 6 Fuel LLC", 70, "under_review"),
+    ("sconticut", "Sconticut Neck Road (Winsegansett Heights lots 4-11)", "43-201", 41.6041, -70.8722, 65_000, True,
+     True, "Eight-lot residential subdivision", None, "Winsegansett Development Corp.", 130, "active"),
+    ("alden", "119 Alden Road", "27-006", 41.6571, -70.8705, 22_000, True, False, "Contractor yard and office",
+     None, "Alden Road Holdings", 80, "active"),
+    ("bridge", "1 Bridge Street", "1-015", 41.6362, -70.9105, 9_000, False, True, "Boatyard haul-out pad",
+     "marina", "Fairhaven Shipyard Companies", 50, "issued"),
+    ("howland", "38 Howland Road", "37-009", 41.6588, -70.8620, 4_200, True, False, "Detached garage", None,
+     "Joao Pacheco", None, "draft"),
+    ("washington", "62 Washington Street", "11-077", 41.6404, -70.9012, 11_000, False, True,
+     "Seawall repair and regrading", None, "Elena Sousa", None, "approved"),
+    ("new_boston", "255 New Boston Road", "38-030", 41.6702, -70.8601, 30_000, True, False, "Self-storage facility",
+     None, "Acorn Builders LLC", None, "denied"),
+    ("adams", "70 Adams Street", "12-058", 41.6360, -70.8981, 6_200, True, False, "Parking lot expansion", None,
+     "Adams Street Apartments", None, "withdrawn"),
+    ("mill", "94 Mill Road", "26-044", 41.6612, -70.8478, 12_500, True, False, "Barn and riding ring", None,
+     "Ana Rodrigues", None, "work_complete"),
+    ("green", "45 Green Street", "13-020", 41.6397, -70.9003, 7_800, True, False, "Church parking reconstruction",
+     None, "First Congregational Society", None, "closed"),
+]
+PATH = ["submitted", "under_review"]
+ROUTES = {
+    "draft": [], "submitted": ["submitted"], "under_review": PATH, "denied": PATH + ["denied"],
+    "withdrawn": ["submitted", "withdrawn"], "approved": PATH + ["approved"], "issued": PATH + ["issued"],
+    "active": PATH + ["decided", "active"], "work_complete": PATH + ["decided", "active", "work_complete"],
+    "closed": PATH + ["decided", "active", "work_complete"],
+}
+REASONS = {"submitted": "Application and ESC plan filed", "under_review": "Complete application; review started",
+           "approved": "Plan meets the ESC standards", "issued": "Permit issued with conditions",
+           "denied": "Stormwater management does not meet the Massachusetts Stormwater Standards",
+           "withdrawn": "Project postponed by the owner", "active": "Work commenced",
+           "work_complete": "Final stabilization reached"}
+CONDITIONS = ["Install perimeter controls (silt fence or compost sock) before any grading.",
+              "Maintain a stabilized construction entrance; sweep tracked sediment from the street daily.",
+              "Protect every catch basin within 100 feet of the limit of work.",
+              "Stabilize inactive disturbed areas within 14 days.",
+              "Keep the ESC plan and this permit posted on site."]
+
+
+def _payload(row) -> dict:
+    key, address, parcel, lat, lon, area, ms4, waters, use, luhppl, owner, half, _status = row
+    site = {"address": f"{address}, Fairhaven, MA 02719", "parcel_id": parcel, "location": {"lat": lat, "lon": lon}}
+    if half:
+        site["limit_of_work"] = _square(lat, lon, half)
+    return {"site": site, "owner": {"name": owner, "email": None, "phone": "508-555-01" + f"{len(key):02d}"},
+            "disturbed_area_sqft": area, "drains_to_ms4": ms4, "drains_to_waters": waters, "proposed_use": use,
+            "luhppl_kind": luhppl, "description": f"{use} at {address}."}
+
+
+def _walk(ctx: DemoContext, permit, target: str, applicant: User) -> None:
+    from .permits import services, workflow
+    supervisor = ctx.users["supervisor"]
+    started = ctx.today - timedelta(days=40)
+    for step in ROUTES[target]:
+        to = {"decided": "issued" if permit.review_level == "land_disturbance_permit" else "approved"}.get(step, step)
+        actor = applicant if to in ("submitted", "withdrawn", "active", "work_complete") else supervisor
+        on = {"active": started, "work_complete": ctx.today - timedelta(days=3)}.get(to)
+        if to == "approved" and permit.review_level == "exempt":
+            # The Washington Street seawall rests on a valid order of conditions (B5).
+            from .permits.exemptions import decide_exemption
+            for claim in [c for c in permit.exemptions if c.status == "claimed"]:
+                decide_exemption(supervisor, permit, claim, "accepted")
+        workflow.transition(actor, permit, to, REASONS[to], on=on)
+        if to in ("approved", "issued"):
+            from .permits import parts
+            for text in CONDITIONS[: 5 if to == "issued" else 3]:
+                parts.add_condition(supervisor, permit, text)
+    if target == "closed":
+        services.close_permit(permit, supervisor, "Certificate of completion issued")
+
+
+@demo_step
+def seed_permits(ctx: DemoContext) -> None:
+    from .permits import exemptions, parts, services
+    for n, row in enumerate(PERMITS):
+        applicant = ctx.other_applicants[0] if row[0] in ("new_boston", "alden") else ctx.users["applicant"]
+        permit, _ = services.create_permit(applicant, _payload(row))
+        parts.add_document(applicant, permit, {"kind": "esc_plan", "filename": f"esc-plan-{row[0]}.pdf",
+                                               "title": "Erosion and sedimentation control plan"})
+        if permit.review_level == "land_disturbance_permit":
+            parts.add_document(applicant, permit, {"kind": "om_plan", "filename": f"om-plan-{row[0]}.pdf"})
+            parts.add_phase(applicant, permit, {"name": "Clearing, grading and perimeter controls",
+                                                "bond_amount": 15_000 + 1_000 * n})
+            parts.add_phase(applicant, permit, {"name": "Paving, loam and seed, final stabilization",
+                                                "bond_amount": 10_000})
+        if row[0] == "washington":
+            document, _ = parts.add_document(applicant, permit, {"kind": "other", "filename": "order-of-conditions.pdf",
+                                                                 "title": "Order of Conditions SE 023-1187"})
+            exemptions.claim_exemption(applicant, permit, {
+                "kind": "B5", "document_number": "SE 023-1187", "issued_on": ctx.today - timedelta(days=200),
+                "expires_on": ctx.today + timedelta(days=895), "document_id": document.id})
+        ctx.permits[row[0]] = permit
+        _walk(ctx, permit, row[-1], applicant)
+
+
+@demo_step
+def seed_assignments(ctx: DemoContext) -> None:
+    from .permits import services
+    for key in ("sconticut", "alden", "bridge", "huttleston", "mill"):
+        services.assign_inspector(ctx.permits[key], ctx.users["inspector"].id, ctx.users["supervisor"])
+
+
+# ---- the command --------------------------------------------------------------------------------
+def _demo_app(instance: Path):
+    from . import create_app
+    from .config import DevelopmentConfig
+    cfg = DevelopmentConfig()
+    cfg.SQLALCHEMY_DATABASE_URI = f"sqlite:///{instance / 'demo.sqlite3'}"
+    cfg.STORAGE_URL = (instance / "demo-blobs").as_uri()
+    return create_app(cfg)
+
+
+def _fresh_files(instance: Path) -> None:
+    instance.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        (instance / f"demo.sqlite3{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(instance / "demo-blobs", ignore_errors=True)
+
+
+@click.command("demo")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
+@click.option("--port", default=5000, show_default=True, type=int, help="Port to serve on.")
+@click.option("--password", default=None, help="One password for every demo login (default: random, printed).")
+def demo(host: str, port: int, password: str | None) -> None:
+    """Create a fresh demo database with Fairhaven permits and one user per role, then serve it."""
+    import flask_migrate
+
+    from .config import PROJECT_ROOT
+    instance = Path(PROJECT_ROOT, "instance")
+    _fresh_files(instance)
+    app = _demo_app(instance)
+    with app.app_context():
+        flask_migrate.upgrade()
+        ctx = build_demo_data({role: password for role in ROLES} if password else None)
+        counts = f"{len(ctx.permits)} permits, {len(ctx.users) + len(ctx.other_applicants)} users"
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    click.echo(f"\nDemo database: {instance / 'demo.sqlite3'} ({counts})\nOpen {url}  (API reference: {url}api/v1/docs)")
+    click.echo("Logins:")
+    for role in ROLES:
+        click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {ctx.passwords[role]}")
+    app.run(host=host, port=port, debug=False, use_reloader=False)
+
+
+commands = [demo]

@@ -1,0 +1,353 @@
+"""Request and response shapes for permits and their sub-resources (shape and format only)."""
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
+
+from . import rules
+from .geo import polygon_problem
+from .models import STATUSES, REVIEW_LEVELS
+
+STATUS_LIST = validate.OneOf(STATUSES)
+TEXT = validate.Length(max=5000)
+
+
+def _polygon(value):
+    if value is not None:
+        problem = polygon_problem(value)
+        if problem:
+            raise ValidationError(problem)
+
+
+def _money(value) -> None:
+    # A plain function, not validate.Range: the spec generator would print a Decimal range as text.
+    if value is not None and not 0 <= value <= 10_000_000_000:
+        raise ValidationError("An amount from 0 to 10,000,000,000 dollars.")
+
+
+def _plain_filename(value: str) -> None:
+    if "/" in value or "\\" in value or value in (".", "..") or any(ord(c) < 32 for c in value):
+        raise ValidationError("A bare file name, without folders or control characters.")
+
+
+class SiteLocationSchema(Schema):
+    lat = fields.Float(required=True, validate=validate.Range(min=-90, max=90))
+    lon = fields.Float(required=True, validate=validate.Range(min=-180, max=180))
+
+
+class SiteSchema(Schema):
+    address = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    parcel_id = fields.String(allow_none=True, validate=validate.Length(max=60))
+    location = fields.Nested(SiteLocationSchema, required=True)
+    limit_of_work = fields.Dict(allow_none=True, validate=_polygon,
+                                metadata={"description": "GeoJSON Polygon of the limit of work ([lon, lat] positions)"})
+
+
+class OwnerSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    phone = fields.String(allow_none=True, validate=validate.Length(max=40))
+
+
+class _LuhpplCheck:
+    @validates_schema
+    def _luhppl(self, data, **_kw):
+        if "luhppl_kind" in data:
+            problem = rules.luhppl_problem(data.get("luhppl_kind"), data.get("luhppl_description"))
+            if problem:
+                field = "luhppl_kind" if data.get("luhppl_kind") not in rules.LUHPPL_KINDS else "luhppl_description"
+                raise ValidationError({field: [problem]})
+
+
+class PermitInputsSchema(_LuhpplCheck, Schema):
+    disturbed_area_sqft = fields.Float(required=True, validate=validate.Range(min=0, max=1e10))
+    drains_to_ms4 = fields.Boolean(required=True)
+    drains_to_waters = fields.Boolean(required=True)
+    luhppl_kind = fields.String(allow_none=True, validate=validate.OneOf(rules.LUHPPL_KINDS))
+    luhppl_description = fields.String(allow_none=True, validate=validate.Length(max=1000))
+
+
+class PermitCreateSchema(PermitInputsSchema):
+    id = fields.UUID(metadata={"description": "Client-made id; resending the same id and data is idempotent"})
+    applicant_id = fields.String(metadata={"description": "Supervisors filing for an applicant name them here"})
+    site = fields.Nested(SiteSchema, required=True)
+    owner = fields.Nested(OwnerSchema, required=True)
+    proposed_use = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    description = fields.String(allow_none=True, validate=TEXT)
+    device_created_at = fields.AwareDateTime(allow_none=True)
+
+
+class SitePatchSchema(SiteSchema):
+    address = fields.String(validate=validate.Length(min=1, max=300))
+    location = fields.Nested(SiteLocationSchema)
+
+
+class OwnerPatchSchema(OwnerSchema):
+    name = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class PermitUpdateSchema(_LuhpplCheck, Schema):
+    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)"})
+    site = fields.Nested(SitePatchSchema)
+    owner = fields.Nested(OwnerPatchSchema)
+    disturbed_area_sqft = fields.Float(validate=validate.Range(min=0, max=1e10))
+    drains_to_ms4 = fields.Boolean()
+    drains_to_waters = fields.Boolean()
+    proposed_use = fields.String(validate=validate.Length(min=1, max=300))
+    luhppl_kind = fields.String(allow_none=True, validate=validate.OneOf(rules.LUHPPL_KINDS))
+    luhppl_description = fields.String(allow_none=True, validate=validate.Length(max=1000))
+    description = fields.String(allow_none=True, validate=TEXT)
+
+
+class ExemptionClaimInSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(rules.EXEMPTION_KINDS))
+    document_valid = fields.Boolean(load_default=False)
+
+
+class DeterminationRequestSchema(PermitInputsSchema):
+    exemptions = fields.List(fields.Nested(ExemptionClaimInSchema), load_default=list,
+                             validate=validate.Length(max=20))
+
+
+class DeterminationSchema(Schema):
+    review_level = fields.String(required=True, validate=validate.OneOf(REVIEW_LEVELS))
+    rules = fields.List(fields.String(), required=True)
+    explanation = fields.String(required=True)
+    inputs = fields.Dict(metadata={"description": "The inputs the stored determination used (R-A5)"})
+    # Stored as JSON with the permit, so these are already YYYY-MM-DD strings.
+    as_of = fields.String(allow_none=True, metadata={"format": "date"})
+    valid_until = fields.String(allow_none=True, metadata={"format": "date",
+                                                           "description": "Last day the exemption it rests on is valid"})
+
+
+class PermitConditionSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    number = fields.Integer()
+    text = fields.String()
+    version = fields.Integer()
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class ConditionCreateSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(min=1, max=5000))
+
+
+class ConditionUpdateSchema(ConditionCreateSchema):
+    version = fields.Integer()
+
+
+class PermitPhaseSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    number = fields.Integer()
+    name = fields.String()
+    description = fields.String(allow_none=True)
+    bond_amount = fields.Decimal(as_string=True, allow_none=True, places=2)
+    status = fields.String(metadata={"description": "pending | complete"})
+    completed_on = fields.Date(allow_none=True)
+    completed_in_compliance = fields.Boolean()
+    completion_notes = fields.String(allow_none=True)
+    version = fields.Integer()
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class PhaseCreateSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    description = fields.String(allow_none=True, validate=TEXT)
+    bond_amount = fields.Decimal(allow_none=True, places=2, validate=_money,
+                                 metadata={"minimum": 0, "maximum": 1e10, "description": "US dollars"})
+
+
+class PhaseUpdateSchema(PhaseCreateSchema):
+    name = fields.String(validate=validate.Length(min=1, max=200))
+    version = fields.Integer()
+
+
+class PhaseCompletionSchema(Schema):
+    completed_on = fields.Date(required=True)
+    in_compliance = fields.Boolean(required=True)
+    notes = fields.String(allow_none=True, validate=TEXT)
+
+
+DOCUMENT_KINDS = ("esc_plan", "om_plan", "other")
+
+
+class PermitDocumentSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    kind = fields.String(metadata={"description": "esc_plan | om_plan | other"})
+    filename = fields.String()
+    title = fields.String(allow_none=True)
+    file_id = fields.String(allow_none=True)
+    created_by = fields.String(allow_none=True)
+    version = fields.Integer()
+    created_at = fields.DateTime()
+
+
+class PermitDocumentCreateSchema(Schema):
+    id = fields.UUID()
+    kind = fields.String(required=True, validate=validate.OneOf(DOCUMENT_KINDS))
+    filename = fields.String(required=True, validate=[validate.Length(min=1, max=255), _plain_filename])
+    title = fields.String(allow_none=True, validate=validate.Length(max=300))
+    file_id = fields.String(allow_none=True, validate=validate.Length(max=64),
+                            metadata={"description": "Id of the uploaded file, when there is one"})
+
+
+class ExemptionSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    kind = fields.String()
+    statement = fields.String(allow_none=True)
+    single_family = fields.Boolean(allow_none=True)
+    utility_kind = fields.String(allow_none=True)
+    document_number = fields.String(allow_none=True)
+    issued_on = fields.Date(allow_none=True)
+    expires_on = fields.Date(allow_none=True)
+    document_photo_id = fields.String(allow_none=True)
+    document_id = fields.String(allow_none=True)
+    status = fields.String(metadata={"description": "claimed | accepted | rejected"})
+    stands = fields.Boolean(metadata={"description": "Counts today (R-B2): not rejected, and for B5/B6 a valid document"})
+    decided_by = fields.String(allow_none=True)
+    decided_at = fields.DateTime(allow_none=True)
+    decision_reason = fields.String(allow_none=True)
+    created_by = fields.String(allow_none=True)
+    version = fields.Integer()
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class ExemptionEvidenceSchema(Schema):
+    statement = fields.String(allow_none=True, validate=TEXT)
+    single_family = fields.Boolean(allow_none=True)
+    utility_kind = fields.String(allow_none=True, validate=validate.Length(max=40))
+    document_number = fields.String(allow_none=True, validate=validate.Length(max=80))
+    issued_on = fields.Date(allow_none=True)
+    expires_on = fields.Date(allow_none=True)
+    document_photo_id = fields.String(allow_none=True, validate=validate.Length(max=64))
+    document_id = fields.String(allow_none=True, validate=validate.Length(max=36))
+
+
+class ExemptionCreateSchema(ExemptionEvidenceSchema):
+    id = fields.UUID()
+    kind = fields.String(required=True, validate=validate.OneOf(rules.EXEMPTION_KINDS))
+
+
+class ExemptionUpdateSchema(ExemptionEvidenceSchema):
+    version = fields.Integer()
+
+
+class ExemptionDecisionSchema(Schema):
+    decision = fields.String(required=True, validate=validate.OneOf(("accepted", "rejected")))
+    reason = fields.String(allow_none=True, validate=TEXT)
+
+
+class PermitAssignmentSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    inspector_id = fields.String()
+    assigned_at = fields.DateTime()
+    assigned_by = fields.String(allow_none=True)
+    removed_at = fields.DateTime(allow_none=True)
+    removed_by = fields.String(allow_none=True)
+
+
+class AssignmentCreateSchema(Schema):
+    inspector_id = fields.String(required=True, validate=validate.Length(min=1, max=36))
+
+
+class AssignmentQuerySchema(Schema):
+    include_removed = fields.Boolean(load_default=False)
+
+
+class PermitSchema(Schema):
+    id = fields.String()
+    number = fields.String(allow_none=True, metadata={"description": "ALDR-YYYY-NNNN or LDP-YYYY-NNNN, given on submission"})
+    former_numbers = fields.List(fields.String())
+    status = fields.String(validate=STATUS_LIST)
+    review_level = fields.String()
+    determination = fields.Nested(DeterminationSchema)
+    version = fields.Integer()
+    applicant_id = fields.String()
+    created_by = fields.String(allow_none=True)
+    site = fields.Nested(SiteSchema)
+    owner = fields.Nested(OwnerSchema)
+    disturbed_area_sqft = fields.Float()
+    drains_to_ms4 = fields.Boolean()
+    drains_to_waters = fields.Boolean()
+    proposed_use = fields.String()
+    luhppl_kind = fields.String(allow_none=True)
+    luhppl_description = fields.String(allow_none=True)
+    description = fields.String(allow_none=True)
+    conditions = fields.List(fields.Nested(PermitConditionSchema))
+    phases = fields.List(fields.Nested(PermitPhaseSchema))
+    documents = fields.List(fields.Nested(PermitDocumentSchema))
+    exemptions = fields.List(fields.Nested(ExemptionSchema))
+    assigned_inspector_ids = fields.List(fields.String())
+    cease_and_desist = fields.Boolean()
+    submitted_at = fields.DateTime(allow_none=True)
+    decided_at = fields.DateTime(allow_none=True)
+    work_commenced_on = fields.Date(allow_none=True)
+    work_completed_on = fields.Date(allow_none=True)
+    closed_at = fields.DateTime(allow_none=True)
+    device_created_at = fields.DateTime(allow_none=True)
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class PermitListQuerySchema(Schema):
+    status = fields.String(metadata={"description": "One status or several separated by commas"})
+    review_level = fields.String(validate=validate.OneOf(REVIEW_LEVELS))
+    assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
+    q = fields.String(validate=validate.Length(max=200), metadata={"description": "Search number, address, parcel, owner, use"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+    @validates("status")
+    def _statuses(self, value, **_kw):
+        bad = [s for s in value.split(",") if s.strip() not in STATUSES]
+        if bad:
+            raise ValidationError(f"Unknown status {', '.join(bad)}; use {', '.join(STATUSES)}.")
+
+
+class TransitionSchema(Schema):
+    to = fields.String(required=True, validate=STATUS_LIST)
+    reason = fields.String(allow_none=True, validate=TEXT)
+    on = fields.Date(allow_none=True, metadata={"description": "Day work commenced or completed (default today)"})
+    version = fields.Integer(metadata={"description": "Optional: refuse the move if the permit changed (or If-Match)"})
+
+
+class PermitEventSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    from_status = fields.String(allow_none=True)
+    to_status = fields.String()
+    actor_id = fields.String(allow_none=True)
+    at = fields.DateTime()
+    reason = fields.String(allow_none=True)
+
+
+class AuditQuerySchema(Schema):
+    record_id = fields.String(validate=validate.Length(min=1, max=64))
+    permit_id = fields.String(validate=validate.Length(min=1, max=36))
+    limit = fields.Integer(load_default=200, validate=validate.Range(min=1, max=1000))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+    @validates_schema
+    def _one_filter(self, data, **_kw):
+        if not data.get("record_id") and not data.get("permit_id"):
+            raise ValidationError({"record_id": ["Name the record (record_id) or the permit (permit_id)."]})
+
+
+class AuditEntrySchema(Schema):
+    id = fields.String()
+    at = fields.DateTime()
+    actor_id = fields.String(allow_none=True)
+    device_id = fields.String(allow_none=True)
+    ip_address = fields.String(allow_none=True)
+    action = fields.String()
+    record_type = fields.String()
+    record_id = fields.String()
+    permit_id = fields.String(allow_none=True)
+    changes = fields.Dict()

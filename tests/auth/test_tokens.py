@@ -1,0 +1,94 @@
+"""Every kind of bad token answers 401 in the one error shape."""
+import base64
+import json
+from datetime import timedelta
+
+import jwt as pyjwt
+import pytest
+from flask_jwt_extended import create_access_token, decode_token
+
+from ..permits.conftest import assert_error
+
+
+def _b64(data: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+
+@pytest.fixture
+def token(factory):
+    user = factory.user("applicant")
+    return factory.login(user)["access_token"], user
+
+
+def _me(client, raw):
+    return client.get("/api/v1/me", headers={"Authorization": raw} if raw is not None else {})
+
+
+def test_missing(client):
+    assert_error(_me(client, None), 401, "unauthorized")
+
+
+@pytest.mark.parametrize("raw", ["Bearer", "Bearer garbage", "Bearer a.b.c", "Basic dXNlcjpwdw==", "Bearer " + "x" * 5000])
+def test_garbage(client, raw):
+    r = _me(client, raw)
+    body = r.get_json()
+    assert r.status_code == 401 and body["code"] == 401 and body["error"] in ("invalid_token", "unauthorized")
+    assert set(body) == {"code", "status", "message", "error", "errors"}
+
+
+def test_tampered_signature(client, token):
+    raw, _ = token
+    head, payload, sig = raw.split(".")
+    flipped = sig[:-2] + ("A" if sig[-2] != "A" else "B") + sig[-1]
+    assert_error(_me(client, f"Bearer {head}.{payload}.{flipped}"), 401, "invalid_token")
+
+
+def test_tampered_payload(client, token, factory):
+    raw, _ = token
+    other = factory.user("supervisor")
+    head, payload, sig = raw.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["sub"] = other.id
+    assert_error(_me(client, f"Bearer {head}.{_b64(claims)}.{sig}"), 401, "invalid_token")
+
+
+def test_alg_none(client, token, app):
+    raw, _ = token
+    claims = decode_token(raw)
+    forged = f"{_b64({'alg': 'none', 'typ': 'JWT'})}.{_b64(claims)}."
+    assert_error(_me(client, f"Bearer {forged}"), 401, "invalid_token")
+
+
+def test_other_key(client, token):
+    raw, _ = token
+    claims = decode_token(raw)
+    forged = pyjwt.encode(claims, "not-the-server-key-" + "z" * 32, algorithm="HS256")
+    assert_error(_me(client, f"Bearer {forged}"), 401, "invalid_token")
+
+
+def test_expired(client, token):
+    raw, user = token
+    claims = decode_token(raw)
+    expired = create_access_token(identity=user.id, expires_delta=timedelta(seconds=-60),
+                                  additional_claims={"sid": claims["sid"], "role": user.role})
+    assert_error(_me(client, f"Bearer {expired}"), 401, "token_expired")
+
+
+def test_revoked(client, token):
+    raw, _ = token
+    assert client.post("/api/v1/auth/logout", headers={"Authorization": f"Bearer {raw}"}).status_code == 204
+    assert_error(_me(client, f"Bearer {raw}"), 401, "token_revoked")
+
+
+def test_token_without_session_is_refused(client, token):
+    _, user = token
+    loose = create_access_token(identity=user.id)
+    assert_error(_me(client, f"Bearer {loose}"), 401, "token_revoked")
+
+
+def test_disabled_user_token_is_refused(client, token, app):
+    raw, user = token
+    from inspect_api.extensions import db
+    user.active = False
+    db.session.commit()
+    assert _me(client, f"Bearer {raw}").status_code == 401
