@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Set up a virtual environment (first run only) and run the whole test suite:
+#   1. on SQLite (always);
+#   2. again on PostgreSQL when one is reachable (TEST_DATABASE_URL, or a local server on 127.0.0.1:5432).
+# Suites whose external parts are missing (PostgreSQL, Chromium) are skipped and named at the end.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv || exit 1
+fi
+if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  .venv/bin/python -m pip install -q -e '.[test]' || exit 1
+  touch .venv/.installed
+fi
+
+skipped=()
+status=0
+
+echo "== test suite on SQLite =="
+TEST_DATABASE_URL= .venv/bin/python -m pytest "$@"
+rc=$?
+[ $rc -ne 0 ] && status=$rc
+
+pg_url="${TEST_DATABASE_URL:-}"
+if [ -z "$pg_url" ] && .venv/bin/python - <<'PY' 2>/dev/null
+import psycopg, sys
+try:
+    psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=2).close()
+except Exception:
+    sys.exit(1)
+PY
+then
+  pg_url="postgresql://postgres@127.0.0.1:5432/test"
+fi
+
+if [ -n "$pg_url" ]; then
+  echo "== test suite on PostgreSQL ($pg_url) =="
+  # The browser suite exercises the app, not the database: it runs once, above.
+  TEST_DATABASE_URL="$pg_url" .venv/bin/python -m pytest -m "not browser" "$@"
+  rc=$?
+  [ $rc -ne 0 ] && status=$rc
+else
+  skipped+=("PostgreSQL suite: no server reachable (set TEST_DATABASE_URL=postgresql://user@host:port/db to run it)")
+fi
+[ -x /usr/bin/chromium ] || skipped+=("browser suite: /usr/bin/chromium not installed (Debian package 'chromium')")
+
+echo
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "Skipped suites:"
+  for s in "${skipped[@]}"; do echo "  - $s"; done
+fi
+[ $status -eq 0 ] && echo "All suites that ran passed." || echo "FAILED (exit $status)"
+exit $status
