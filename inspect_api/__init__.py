@@ -74,4 +74,6 @@ def create_app(config: Config | None = None) -> Flask:
                     app.register_blueprint(blueprint)
     register_error_handlers(app)
     register_request_transaction(app)
+    from .http import register_http_policies
+    register_http_policies(app)
     return app

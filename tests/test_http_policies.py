@@ -1,0 +1,14 @@
+def test_json_body_over_limit_is_413_in_error_shape(app, client):
+    app.config["MAX_JSON_BYTES"] = 1024
+    big = {"email": "x" * 2000 + "@example.org", "password": "p" * 20, "name": "n"}
+    r = client.post("/api/v1/auth/register", json=big)
+    assert r.status_code == 413
+    assert r.get_json()["error"] == "payload_too_large"
+
+
+def test_json_body_under_limit_passes(app, client):
+    app.config["MAX_JSON_BYTES"] = 4096
+    r = client.post("/api/v1/auth/register", json={"email": "small@example.org", "password": "p" * 12, "name": "N"})
+    assert r.status_code == 201, r.get_json()
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Cache-Control"] == "no-store"
