@@ -51,6 +51,9 @@ class Config:
     TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
     PHOTO_FAR_FROM_SITE_M = _int("PHOTO_FAR_FROM_SITE_M", 500)
+    # With S3 storage, photos redirect to presigned bucket URLs: list the bucket's https origin(s)
+    # (space-separated) so the app's Content-Security-Policy lets it show them.
+    PWA_MEDIA_ORIGINS = os.environ.get("PWA_MEDIA_ORIGINS", "")
 
     RATELIMIT_STORAGE_URI = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
     RATELIMIT_HEADERS_ENABLED = True

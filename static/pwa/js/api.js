@@ -1,0 +1,86 @@
+// JSON calls to /api/v1 with the session's bearer token; one refresh-and-retry on an expired token.
+// Failures become ApiError with the server's message, or a plain sentence when the network is down.
+import { currentSession, refresh, expire } from "./auth.js";
+
+export class ApiError extends Error {
+  constructor(message, { status = 0, key = "network", errors = {}, body = null } = {}) {
+    super(message);
+    this.status = status;
+    this.key = key;
+    this.errors = errors;
+    this.body = body;
+  }
+  get offline() { return this.status === 0; }
+}
+
+export const OFFLINE_MESSAGE = "No connection to the office server. Your work is saved on this device and will be sent when the connection is back.";
+
+async function send(path, options, token) {
+  const headers = new Headers(options.headers || {});
+  if (token) headers.set("Authorization", `Bearer ${token}`);
+  let body = options.body;
+  if (body !== undefined && !(body instanceof ArrayBuffer) && !(body instanceof Blob) && !ArrayBuffer.isView(body)) {
+    headers.set("Content-Type", "application/json");
+    body = JSON.stringify(body);
+  }
+  const url = path.startsWith("/") ? path : `/api/v1/${path}`;
+  try {
+    return await fetch(url, { method: options.method || "GET", headers, body, signal: options.signal, cache: "no-store" });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new ApiError(OFFLINE_MESSAGE);
+  }
+}
+
+export async function errorOf(response) {
+  let body = null;
+  try { body = await response.json(); } catch { body = null; }
+  const message = (body && body.message) || `The server answered ${response.status} ${response.statusText}.`;
+  return new ApiError(message, { status: response.status, key: body && body.error, errors: (body && body.errors) || {}, body });
+}
+
+// Returns the raw Response (for uploads and blobs); throws ApiError unless `allow` lists the status.
+export async function raw(path, options = {}) {
+  const session = currentSession();
+  if (!session || !session.access_token) throw new ApiError("Sign in to send and fetch records.", { status: 401, key: "unauthorized" });
+  let response = await send(path, options, session.access_token);
+  if (response.status === 401) {
+    const token = await refresh().catch(() => null);
+    if (!token) {
+      await expire();
+      throw new ApiError("Your sign-in has ended. Sign in again; nothing on this device is lost.", { status: 401, key: "session_ended" });
+    }
+    response = await send(path, options, token);
+  }
+  if (!response.ok && !(options.allow || []).includes(response.status)) throw await errorOf(response);
+  return response;
+}
+
+export async function api(path, options = {}) {
+  const response = await raw(path, options);
+  if (response.status === 204) return null;
+  const type = response.headers.get("Content-Type") || "";
+  return type.includes("json") ? response.json() : response;
+}
+
+export const get = (path, options) => api(path, { ...options, method: "GET" });
+export const post = (path, body, options) => api(path, { ...options, method: "POST", body });
+export const patch = (path, body, options) => api(path, { ...options, method: "PATCH", body });
+
+// A list endpoint may answer a bare array or {items: [...]}; screens want the array.
+export function items(body) {
+  if (Array.isArray(body)) return body;
+  if (body && Array.isArray(body.items)) return body.items;
+  if (body && Array.isArray(body.results)) return body.results;
+  return [];
+}
+
+// Plain words for the errors a field user sees.
+export function plain(err) {
+  if (!err) return "";
+  if (err.offline) return OFFLINE_MESSAGE;
+  if (err.status === 413) return "That is too large to send. Take a smaller photo or split the work.";
+  if (err.status === 403) return err.message || "Your role may not do this.";
+  if (err.status >= 500) return "The office server had a problem. Nothing was lost; it will be tried again.";
+  return err.message || String(err);
+}

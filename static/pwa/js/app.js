@@ -1,0 +1,110 @@
+// Starts the app: opens the local database and the saved session, registers the service worker,
+// asks for persistent storage, wires routes and the sync triggers.
+import { openDb, meta } from "./db.js";
+import { currentUser, loadSession, onSessionChange } from "./auth.js";
+import { h, mount } from "./dom.js";
+import { registerServiceWorker } from "./swclient.js";
+import { fallback, go, route, start, currentPath } from "./router.js";
+import { homePath, renderNav, watchNav } from "./ui/nav.js";
+import { setStorageNote, startSyncBar } from "./ui/syncbar.js";
+import { refreshCounts, syncNow, syncState } from "./sync.js";
+import { startWatching } from "./geo.js";
+import { loginScreen } from "./screens/login.js";
+import { sitesScreen } from "./screens/sites.js";
+import { siteScreen } from "./screens/site.js";
+import { entryScreen } from "./screens/entry.js";
+import { inspectionScreen, startInspectionScreen } from "./screens/inspection.js";
+import { sampleScreen } from "./screens/sample.js";
+import { applicantScreen, permitScreen } from "./screens/applicant.js";
+import { applicationScreen } from "./screens/application.js";
+import { completionScreen } from "./screens/completion.js";
+import { reviewScreen } from "./screens/review.js";
+import { reviewDetailScreen } from "./screens/review_detail.js";
+import { issuesScreen } from "./screens/issues.js";
+import { accountScreen } from "./screens/account.js";
+
+const SYNC_EVERY_MS = 60 * 1000;
+const PULL_EVERY_MS = 5 * 60 * 1000;
+
+// Screens that need a signed-in user send others to the sign-in screen.
+function guarded(screen, roles) {
+  return async (main, params) => {
+    const user = currentUser();
+    if (!user) { go("/login"); return null; }
+    if (roles && !roles.includes(user.role)) { go(homePath(user)); return null; }
+    const cleanup = await screen(main, params);
+    if (user.expired && currentPath() !== "/account") {
+      main.prepend(h("div.banner.warn", "Your sign-in has ended. ", h("a", { href: "#/login" }, "Sign in again"),
+        " to send your work; everything on this device is kept."));
+    }
+    return cleanup;
+  };
+}
+
+function routes() {
+  const field = ["inspector", "supervisor"];
+  route("/login", loginScreen);
+  route("/", async () => { go(homePath()); });
+  route("/sites", guarded(sitesScreen, field));
+  route("/site/:id", guarded(siteScreen, field));
+  route("/site/:id/entry", guarded(entryScreen, field));
+  route("/site/:id/inspection/new", guarded(startInspectionScreen, field));
+  route("/site/:id/inspection/:iid", guarded(inspectionScreen, field));
+  route("/site/:id/sample/:sid", guarded(sampleScreen, field));
+  route("/permits", guarded(applicantScreen, ["applicant"]));
+  route("/permit/:id", guarded(permitScreen, ["applicant"]));
+  route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
+  route("/apply", guarded(applicationScreen, ["applicant"]));
+  route("/apply/:id", guarded(applicationScreen, ["applicant"]));
+  route("/review", guarded(reviewScreen, ["supervisor"]));
+  route("/review/:id", guarded(reviewDetailScreen, ["supervisor"]));
+  route("/issues", guarded(issuesScreen));
+  route("/account", guarded(accountScreen));
+  fallback(async (main) => mount(main, h("h1", "Not found"), h("p", h("a", { href: "#/" }, "Go to the start"))));
+}
+
+async function requestPersistence() {
+  if (!navigator.storage || !navigator.storage.persist) {
+    await meta.set("storage_persisted", null);
+    setStorageNote("");
+    return;
+  }
+  let persisted = await navigator.storage.persisted();
+  if (!persisted) persisted = await navigator.storage.persist();
+  await meta.set("storage_persisted", persisted);
+  setStorageNote(persisted ? "Storage kept" : "Storage not guaranteed");
+}
+
+function syncTriggers() {
+  window.addEventListener("online", () => syncNow("online"));
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) syncNow("visible"); });
+  setInterval(async () => {
+    if (!currentUser() || !navigator.onLine || document.hidden) return;
+    const lastPull = await meta.get("last_pull");
+    const stale = !lastPull || Date.now() - new Date(lastPull).getTime() > PULL_EVERY_MS;
+    if (syncState().counts.pending || stale) syncNow("timer");
+  }, SYNC_EVERY_MS);
+}
+
+async function main() {
+  await openDb();
+  await loadSession();
+  routes();
+  watchNav();
+  startSyncBar();
+  onSessionChange(() => { renderNav(); refreshCounts(); });
+  registerServiceWorker().catch((err) => console.warn("service worker not registered", err));
+  requestPersistence().catch(() => setStorageNote(""));
+  startWatching();
+  syncTriggers();
+  await refreshCounts();
+  if (!location.hash) location.replace("#" + homePath());
+  await start();
+  renderNav();
+  document.documentElement.dataset.ready = "true";
+  if (currentUser()) syncNow("load");
+}
+
+main().catch((err) => {
+  mount(document.getElementById("main"), h("div.banner.error", "The app could not start: ", String(err.message || err)));
+});

@@ -1,0 +1,118 @@
+// DOM helpers. Everything is built with createElement and textContent: no innerHTML with data, no
+// inline style or script (the Content-Security-Policy forbids both).
+
+// h("button.primary", {type: "button", onclick: fn, "aria-label": "..."}, "text", child, [children])
+export function h(tag, attrs, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = name.startsWith("svg:")
+    ? document.createElementNS("http://www.w3.org/2000/svg", name.slice(4))
+    : document.createElement(name || "div");
+  if (classes.length) el.setAttribute("class", classes.join(" "));
+  if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
+    children.unshift(attrs);
+    attrs = null;
+  }
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.setAttribute("class", [el.getAttribute("class"), value].filter(Boolean).join(" "));
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "value" && "value" in el) el.value = value;
+    else if (key === "checked" || key === "selected" || key === "disabled" || key === "hidden") el[key] = Boolean(value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function mount(target, ...children) {
+  target.replaceChildren();
+  append(target, children);
+  return target;
+}
+
+let fieldCounter = 0;
+export function fieldId(prefix = "f") {
+  fieldCounter += 1;
+  return `${prefix}-${fieldCounter}`;
+}
+
+// A labelled field: the label is tied to the control by id, so screen readers and tests find it.
+export function field(label, control, hint) {
+  if (!control.id) control.id = fieldId();
+  const hintEl = hint ? h("p.hint", { id: control.id + "-hint" }, hint) : null;
+  if (hintEl) control.setAttribute("aria-describedby", hintEl.id);
+  return h("div.field", h("label", { for: control.id }, label), control, hintEl);
+}
+
+export function select(options, value, attrs = {}) {
+  return h("select", attrs, options.map(([v, text]) => h("option", { value: v, selected: v === value }, text)));
+}
+
+export function banner(kind, ...text) {
+  return h(`div.banner.${kind}`, { role: kind === "error" || kind === "danger" ? "alert" : "status" }, ...text);
+}
+
+export function uuid() {
+  return crypto.randomUUID();
+}
+
+const dateFmt = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" });
+const timeFmt = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
+
+export function fmtDate(value) {
+  if (!value) return "—";
+  // A bare YYYY-MM-DD is a calendar date: show it as written, not shifted by the time zone.
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(value + "T12:00:00") : new Date(value);
+  return Number.isNaN(d.getTime()) ? String(value) : dateFmt.format(d);
+}
+
+export function fmtTime(value) {
+  if (!value) return "—";
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? String(value) : timeFmt.format(d);
+}
+
+export function ago(value) {
+  if (!value) return "never";
+  const s = Math.round((Date.now() - new Date(value).getTime()) / 1000);
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return fmtTime(value);
+}
+
+export function nowIso() {
+  return new Date().toISOString();
+}
+
+export function localDate(d = new Date()) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+// The value for <input type=datetime-local> in the device's zone, and back to RFC 3339.
+export function toLocalInput(iso) {
+  const d = iso ? new Date(iso) : new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${localDate(d)}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export function fromLocalInput(value) {
+  return value ? new Date(value).toISOString() : null;
+}
+
+export function label(key) {
+  return String(key || "").replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+export function plural(n, one, many = one + "s") {
+  return `${n} ${n === 1 ? one : many}`;
+}

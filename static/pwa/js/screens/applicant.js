@@ -1,0 +1,114 @@
+// Applicant: my permits with their status and what is due next, and one permit in detail with the
+// moves the applicant makes (submit, work started, work complete) and its close-out.
+import { h, mount, label, fmtDate, localDate } from "../dom.js";
+import * as store from "../store.js";
+import * as outbox from "../outbox.js";
+import { LEVEL_TEXT } from "../rules/determination.js";
+import { onSynced, syncNow } from "../sync.js";
+import { statusChip, pendingChip, ceaseWarning } from "./site.js";
+
+const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
+
+// What the applicant has to do next (R-C2, R-F1, R-F2), with its date where the bylaw sets one.
+export function dueItems(permit, notices, findings, orders) {
+  const due = [];
+  const level = permit.review_level;
+  const s = permit.status;
+  if (s === "draft") due.push({ text: level === "not_covered" ? "Nothing to file: the bylaw does not cover this project." : "Submit the application for review." });
+  if (s === "submitted" || s === "under_review") due.push({ text: "Wait for the Stormwater Authority's decision." });
+  if (s === "approved" || s === "issued") due.push({ text: "Tell the office when work starts." });
+  if ((s === "active" || s === "work_complete") && level === "administrative_review") {
+    const notice = notices[0];
+    if (!notice) due.push({ text: "Send a completion notice with photos of the finished work (R-F1).", action: "completion" });
+    else if (notice.status === "returned") due.push({ text: "Your completion notice was returned: correct it and send it again.", action: "completion" });
+  }
+  if (s === "active") due.push({ text: "Keep the erosion controls working; tell the office when the work is complete." });
+  if (s === "work_complete" && level === "land_disturbance_permit" && permit.work_completed_on) {
+    due.push({ text: "Final report with the stamped as-built plan (R-F2).", on: addYears(permit.work_completed_on, 2) });
+  }
+  for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: f.overdue });
+  for (const o of orders.filter((x) => ["open", "overdue"].includes(x.status))) {
+    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map(label).join(", ") || "comply"}`, on: o.deadline, late: o.status === "overdue" });
+  }
+  return due;
+}
+
+function dueList(items) {
+  if (!items.length) return h("p.muted", "Nothing due.");
+  return h("ul.plain", items.map((d) => h("li.item", h("div.split", h("span", d.text),
+    d.on ? h(`span.chip.${d.late ? "bad" : "warn"}`, `${d.late ? "Overdue" : "Due"} ${fmtDate(d.on)}`) : null))));
+}
+
+async function related(permitId) {
+  const [notices, findings, orders] = await Promise.all([
+    store.recordsFor("completion_notice", permitId), store.recordsFor("finding", permitId), store.recordsFor("order", permitId)]);
+  return { notices, findings, orders };
+}
+
+export async function applicantScreen(main) {
+  const draw = async () => {
+    const permits = (await store.allPermits()).sort((a, b) => String(b.updated_at || "").localeCompare(String(a.updated_at || "")));
+    const cards = [];
+    for (const p of permits) {
+      const r = await related(p.id);
+      const due = dueItems(p, r.notices, r.findings, r.orders);
+      cards.push(h("li", h("a.row", { href: `#/permit/${p.id}`, dataset: { permit: p.id } },
+        h("span.title", (p.site || {}).address || "Application", h("small", [p.number || "No number yet", LEVEL_TEXT[p.review_level] || ""].join(" · "))),
+        h("span.meta", statusChip(p.status), pendingChip(p))),
+        due.slice(0, 2).map((d) => h("p.hint", { "data-test": "due" }, "Next: ", d.text, d.on ? ` (by ${fmtDate(d.on)})` : ""))));
+    }
+    mount(main, h("div.split", h("h1", "My permits"), h("a.button.primary", { href: "#/apply" }, "New application")),
+      cards.length ? h("ul.plain.card", cards) : h("p.card.muted", "No applications yet. Start one with “New application”."));
+  };
+  await draw();
+  return onSynced(draw);
+}
+
+function move(permit, to, text, extra = {}) {
+  return h("button.primary", { type: "button", onclick: async (event) => {
+    event.target.disabled = true;
+    await store.saveLocal("permit", { ...permit, status: to });
+    await outbox.queueCall("permit", permit.id, "POST", `/api/v1/permits/${permit.id}/transitions`, { to, ...extra }, text,
+      { path: `/api/v1/permits/${permit.id}`, field: "status", values: [to] });
+    syncNow("transition");
+  } }, text);
+}
+
+export async function permitScreen(main, { id }) {
+  const draw = async () => {
+    const permit = await store.getPermit(id);
+    if (!permit) { mount(main, h("h1", "Not on this device"), h("a", { href: "#/permits" }, "My permits")); return; }
+    const r = await related(id);
+    const det = permit.determination || {};
+    const site = permit.site || {};
+    const notice = r.notices[0];
+    const moves = [];
+    if (permit.status === "draft" && permit.review_level !== "not_covered") moves.push(move(permit, "submitted", "Submit for review"));
+    if (permit.status === "approved" || permit.status === "issued") moves.push(move(permit, "active", "Work has started", { on: localDate() }));
+    if (permit.status === "active") moves.push(move(permit, "work_complete", "Work is complete", { on: localDate() }));
+    if (permit.status === "draft") moves.push(h("a.button", { href: `#/apply/${id}` }, "Edit application"));
+    const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
+    mount(main,
+      h("p", h("a", { href: "#/permits" }, "← My permits")),
+      h("div.split", h("h1", site.address || "Application"), h("span", statusChip(permit.status), " ", pendingChip(permit))),
+      ceaseWarning(permit),
+      h("div.grid.two",
+        h("section.card.determination",
+          h("h2", permit.number || "Application"),
+          h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+          h("p", det.explanation || ""), det.rules ? h("p.hint", `Rules: ${det.rules.join(", ")}`) : null,
+          moves.length ? h("div.actions", moves) : null),
+        h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders)))),
+      closeout ? h("section.card", h("h2", "Completion notice"),
+        notice ? h("p", statusChip(notice.status), " ", pendingChip(notice), ` ${notice.photo_ids.length} photo(s); sent ${fmtDate(notice.submitted_at || notice.device_created_at)}.`)
+          : h("p.muted", "None yet."),
+        notice && notice.review && notice.review.reasons ? h("div.banner.warn", "Returned: ", notice.review.reasons) : null,
+        !notice || notice.status === "returned" ? h("a.button.primary", { href: `#/permit/${id}/completion` }, notice ? "Correct the notice" : "Send completion notice") : null) : null,
+      permit.review_level === "land_disturbance_permit" && permit.status === "work_complete"
+        ? h("section.card", h("h2", "Final report"), h("p", "The final report (as-built plan stamped by a PLS and PE, certification, O&M records) is filed with its documents at the Town office or through the API."))
+        : null,
+      (permit.conditions || []).length ? h("section.card", h("h2", "Conditions"), h("ol", permit.conditions.map((c) => h("li", c.text)))) : null);
+  };
+  await draw();
+  return onSynced(draw);
+}

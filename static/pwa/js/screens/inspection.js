@@ -1,0 +1,160 @@
+// An inspection (R-I2): kind, weather, phase, location, the checklist of the current template,
+// notes, photos per item, findings with due dates; saved on the device at every tap and submitted
+// for review. The R-E2 check runs on the device before it starts.
+import { h, mount, field, select, uuid, nowIso, label, fmtDate, fmtTime, localDate } from "../dom.js";
+import * as store from "../store.js";
+import * as outbox from "../outbox.js";
+import { bestFix } from "../geo.js";
+import { go } from "../router.js";
+import { syncNow } from "../sync.js";
+import { checkEntry, ceaseWarning, canDoFieldWork, statusChip, pendingChip } from "./site.js";
+import { checklistView, unanswered } from "./checklist.js";
+
+export const KINDS = ["routine", "pre_construction", "post_installation", "storm_event", "follow_up", "final", "complaint"];
+const EDITABLE = ["draft", "returned"];
+
+// The fields the API takes for an inspection (InspectionCreateSchema); sync strips the create-only
+// ones (id, permit_id, device_created_at) when the change is an edit.
+export function inspectionPayload(r) {
+  return { id: r.id, permit_id: r.permit_id, entry_authorization_id: r.entry_authorization_id, kind: r.kind,
+    started_at: r.started_at, ended_at: r.ended_at || null, location: r.location || null, weather: r.weather || null,
+    phase: r.phase || null, unsafe_areas: r.unsafe_areas || [], notes: r.notes || null,
+    disturbance_observed: Boolean(r.disturbance_observed), checklist: r.checklist,
+    device_created_at: r.device_created_at };
+}
+
+function fixLocation() {
+  const fix = bestFix();
+  return fix ? { lat: fix.lat, lon: fix.lon, accuracy_m: Math.round(fix.accuracy_m * 10) / 10 } : null;
+}
+
+export async function startInspectionScreen(main, { id: permitId }) {
+  const permit = await store.getPermit(permitId);
+  const started = new Date();
+  const { auth, problem } = await checkEntry(permitId, "examination", started);
+  if (!permit || problem || !canDoFieldWork(permit)) {
+    mount(main, h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start the inspection"),
+      h("div.banner.error", { "data-test": "entry-problem" }, problem || "You are not assigned to this site."),
+      problem ? h("a.button.primary", { href: `#/site/${permitId}/entry` }, "Record an entry authorization") : null);
+    return;
+  }
+  const template = await store.currentTemplate("esc") || await store.currentTemplate();
+  const record = { id: uuid(), permit_id: permitId, entry_authorization_id: auth.id, kind: "routine", started_at: started.toISOString(),
+    location: fixLocation(), weather: { conditions: null, temperature_f: null, rainfall_in_24h: null }, phase: null, notes: null,
+    unsafe_areas: [], disturbance_observed: false, device_created_at: nowIso(), status: "draft",
+    checklist: { template: template ? template.key : "esc", template_version: template ? template.version : null, items: [] } };
+  await store.saveLocal("inspection", { ...record, version: null, _server_version: null });
+  await outbox.queueMutation("inspection", record.id, inspectionPayload(record), `Inspection at ${(permit.site || {}).address}`);
+  location.replace(`#/site/${permitId}/inspection/${record.id}`);
+}
+
+function weatherFields(record, editable, save) {
+  const w = record.weather || (record.weather = {});
+  const conditions = select([["", "Choose…"], ...["clear", "partly cloudy", "overcast", "light rain", "heavy rain", "snow", "fog"].map((c) => [c, label(c)])],
+    w.conditions || "", { disabled: !editable });
+  const temp = h("input", { type: "number", inputmode: "decimal", step: "1", value: w.temperature_f ?? "", disabled: !editable });
+  const rain = h("input", { type: "number", inputmode: "decimal", step: "0.01", min: "0", value: w.rainfall_in_24h ?? "", disabled: !editable });
+  conditions.addEventListener("change", () => { w.conditions = conditions.value || null; save(); });
+  temp.addEventListener("input", () => { w.temperature_f = temp.value === "" ? null : Number(temp.value); save({ debounce: true }); });
+  rain.addEventListener("input", () => { w.rainfall_in_24h = rain.value === "" ? null : Number(rain.value); save({ debounce: true }); });
+  return h("div.fields.cols3", field("Weather", conditions), field("Temperature (°F)", temp), field("Rain in last 24 h (in)", rain));
+}
+
+function serverFindings(record) {
+  const list = record.findings || [];
+  if (!list.length) return null;
+  return h("section.card", h("h2", "Findings recorded by the office"),
+    h("ul.plain", list.map((f) => h("li.item", h("div.split", h("span.label", f.description),
+      h("span.chip.warn", `Due ${fmtDate(f.due_on)}`)), f.required_action ? h("p.muted", f.required_action) : null))));
+}
+
+export async function inspectionScreen(main, { id: permitId, iid }) {
+  const permit = await store.getPermit(permitId);
+  const record = await store.getRecord("inspection", iid);
+  if (!record) {
+    mount(main, h("h1", "Inspection not on this device"), h("p", h("a", { href: `#/site/${permitId}` }, "Back to the site")));
+    return null;
+  }
+  const editable = EDITABLE.includes(record.status) && canDoFieldWork(permit || {});
+  const template = (await store.templates()).find((t) => t.key === record.checklist.template && t.version === record.checklist.template_version)
+    || await store.currentTemplate(record.checklist.template);
+  const state = { answers: record.checklist.items || [] };
+  const message = h("div", { "aria-live": "polite" });
+  let timer = null;
+
+  async function persist() {
+    timer = null;
+    if (!EDITABLE.includes(record.status)) return;  // submitted: later edits wait for a return
+    record.checklist = { ...record.checklist, items: state.answers };
+    await store.saveLocal("inspection", record);
+    await outbox.queueMutation("inspection", record.id, inspectionPayload(record), `Inspection at ${(permit.site || {}).address}`);
+  }
+  // Taps save at once; typing saves after a short pause.
+  function save({ debounce = false } = {}) {
+    clearTimeout(timer);
+    timer = null;
+    if (debounce) timer = setTimeout(persist, 500);
+    else persist();
+  }
+
+  const kind = select(KINDS.map((k) => [k, label(k)]), record.kind, { disabled: !editable });
+  kind.addEventListener("change", () => { record.kind = kind.value; save(); });
+  const phases = (permit.phases || []).map((p) => p.name);
+  const phase = h("input", { type: "text", list: "phase-list", value: record.phase || "", disabled: !editable });
+  phase.addEventListener("input", () => { record.phase = phase.value || null; save({ debounce: true }); });
+  const notes = h("textarea", { rows: 3, disabled: !editable }, record.notes || "");
+  notes.addEventListener("input", () => { record.notes = notes.value || null; save({ debounce: true }); });
+  const disturbance = h("input", { type: "checkbox", checked: record.disturbance_observed, disabled: !editable });
+  disturbance.addEventListener("change", () => { record.disturbance_observed = disturbance.checked; save(); });
+  const where = h("span", record.location ? `${record.location.lat.toFixed(5)}, ${record.location.lon.toFixed(5)} (±${Math.round(record.location.accuracy_m || 0)} m)` : "No location fix");
+  const relocate = editable ? h("button.small", { type: "button", onclick: () => {
+    const loc = fixLocation();
+    if (loc) { record.location = loc; where.textContent = `${loc.lat.toFixed(5)}, ${loc.lon.toFixed(5)} (±${Math.round(loc.accuracy_m)} m)`; save(); }
+  } }, "Use current location") : null;
+
+  const photoMeta = () => ({ permit_id: permitId, parent_type: "inspection", parent_id: record.id });
+  const checklist = template ? checklistView(template, state, { editable, photoMeta, change: save, observedOn: localDate(new Date(record.started_at)) })
+    : h("div.banner.warn", "The checklist template is not on this device yet. Sync once while online.");
+
+  async function submit() {
+    const missing = template ? unanswered(template.items, state.answers) : ["checklist"];
+    if (missing.length) {
+      mount(message, h("div.banner.error", `Answer every checklist item before submitting (${missing.length} left; use N/A where it does not apply).`));
+      return;
+    }
+    clearTimeout(timer);
+    timer = null;
+    record.ended_at = record.ended_at || nowIso();
+    await persist();
+    record.status = "submitted";
+    await store.saveLocal("inspection", record);
+    await outbox.queueCall("inspection", record.id, "POST", `/api/v1/inspections/${record.id}/submit`, {},
+      `Submitting the inspection at ${(permit.site || {}).address}`,
+      { path: `/api/v1/inspections/${record.id}`, field: "status", values: ["submitted", "approved"] });
+    go(`/site/${permitId}`);
+    syncNow("submitted");
+  }
+
+  const review = record.status === "returned" && record.review_comment
+    ? h("div.banner.warn", "Returned by the supervisor: ", record.review_comment) : null;
+  mount(main,
+    h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")),
+    h("div.split", h("h1", `Inspection — ${(permit && permit.site && permit.site.address) || ""}`), h("span", statusChip(record.status), " ", pendingChip(record))),
+    ceaseWarning(permit), review,
+    h("section.card",
+      h("div.fields.cols", field("Kind", kind), field("Construction phase", phase)),
+      h("datalist", { id: "phase-list" }, phases.map((p) => h("option", { value: p }))),
+      weatherFields(record, editable, save),
+      h("div.field", h("span.label", "Location"), h("div.split", where, relocate)),
+      h("label.check", disturbance, "Land disturbance observed at the site"),
+      h("p.hint", `Started ${fmtTime(record.started_at)}. Entry under authorization ${record.entry_authorization_id.slice(0, 8)}.`)),
+    h("section.card", checklist),
+    h("section.card", field("Notes", notes)),
+    serverFindings(record),
+    message,
+    editable ? h("div.actions",
+      h("button.primary", { type: "button", onclick: submit }, "Submit for review"),
+      h("a.button", { href: `#/site/${permitId}/sample/${uuid()}` }, "Take a sample"),
+      h("a.button", { href: `#/site/${permitId}` }, "Save and close")) : null);
+  return () => { if (timer) { clearTimeout(timer); persist(); } };
+}

@@ -1,0 +1,135 @@
+// A site: permit summary, level, status, conditions, open findings, entry authorizations and the
+// field records made here, with the cease-and-desist warning and the R-E2 check before work starts.
+import { h, mount, label, fmtDate, fmtTime } from "../dom.js";
+import * as store from "../store.js";
+import { currentUser } from "../auth.js";
+import { coverageReason, coverageProblem } from "../rules/entry.js";
+import { LEVEL_TEXT } from "../rules/determination.js";
+import { bestFix, distanceM, fmtDistance } from "../geo.js";
+import { onSynced } from "../sync.js";
+import { uuid } from "../dom.js";
+import { go } from "../router.js";
+
+const GOOD = ["approved", "issued", "active", "work_complete", "closed"];
+const BAD = ["denied", "withdrawn"];
+
+export function statusChip(status) {
+  const kind = GOOD.includes(status) ? "good" : BAD.includes(status) ? "bad" : "info";
+  return h(`span.chip.${kind}`, { "data-test": "status" }, label(status || "unknown"));
+}
+
+export function pendingChip(record) {
+  return record && record._pending ? h("span.chip.warn", "Not sent yet") : null;
+}
+
+export function ceaseWarning(permit) {
+  if (!permit || !permit.cease_and_desist) return null;
+  return h("div.banner.danger", { "data-test": "cease-and-desist" },
+    "Cease-and-desist order open on this site. No land-disturbing activity may continue (R-O1(a)). ",
+    "Record what you see; do not direct work to go on.");
+}
+
+const EA_STATE = { none: "No authorization", other_site: "Other site", not_yet_valid: "Not yet valid", revoked: "Revoked", expired: "Expired" };
+
+function eaRow(ea, permitId) {
+  const reason = coverageReason(ea, permitId, "examination", new Date());
+  const state = reason && reason !== "scope" ? h("span.chip.bad", EA_STATE[reason]) : h("span.chip.good", "Valid now");
+  return h("tr",
+    h("td", label(ea.basis), h("br"), h("small.muted", `${ea.granted_by_name || ""} (${ea.granted_by_relation || ""})`)),
+    h("td", (ea.scope || []).join(", ")),
+    h("td", { title: `${fmtTime(ea.valid_from)} – ${fmtTime(ea.valid_to)}` }, `${fmtDate(ea.valid_from)} – ${ea.valid_to ? fmtDate(ea.valid_to) : "open"}`),
+    h("td", state, " ", pendingChip(ea)));
+}
+
+function findingRow(f) {
+  return h("li.item",
+    h("div.split", h("span.label", f.description || label(f.kind)),
+      h("span", f.overdue ? h("span.chip.bad", "Overdue") : null, " ", h("span.chip.warn", `Due ${fmtDate(f.due_on)}`))),
+    f.required_action ? h("p.muted", f.required_action) : null);
+}
+
+function recordRow(href, title, sub, record) {
+  return h("li", h("a.row", { href },
+    h("span.title", title, h("small", sub)),
+    h("span.meta", record.status ? statusChip(record.status) : null, pendingChip(record))));
+}
+
+// R-E2 before an inspection or sample starts: the device's cached authorizations must cover it.
+export async function checkEntry(permitId, activity, at = new Date()) {
+  const auths = await store.recordsFor("entry_authorization", permitId);
+  const covering = auths.find((a) => !coverageProblem(a, permitId, activity, at));
+  if (covering) return { auth: covering, problem: null };
+  const best = auths.sort((a, b) => Date.parse(b.valid_from) - Date.parse(a.valid_from))[0] || null;
+  return { auth: null, problem: coverageProblem(best, permitId, activity, at) };
+}
+
+export function canDoFieldWork(permit) {
+  const user = currentUser();
+  if (user.role === "supervisor") return true;
+  return (permit.assigned_inspector_ids || []).includes(user.id);
+}
+
+export async function siteScreen(main, { id }) {
+  const draw = async () => {
+    const permit = await store.getPermit(id);
+    if (!permit) {
+      mount(main, h("h1", "Site not on this device"), h("p", "Sync while online, or ", h("a", { href: "#/sites" }, "go back to the sites"), "."));
+      return;
+    }
+    const [eas, inspections, samples, findings] = await Promise.all([
+      store.recordsFor("entry_authorization", id), store.recordsFor("inspection", id),
+      store.recordsFor("sample", id), store.recordsFor("finding", id)]);
+    const site = permit.site || {};
+    const d = distanceM(bestFix(), site.location);
+    const problem = h("div", { "aria-live": "polite" });
+    const fieldWork = canDoFieldWork(permit);
+    const start = async (activity, path) => {
+      const { problem: why } = await checkEntry(id, activity);
+      if (why) {
+        mount(problem, h("div.banner.error", { "data-test": "entry-problem" }, why, " ",
+          h("a", { href: `#/site/${id}/entry` }, "Record an entry authorization")));
+        return;
+      }
+      go(path);
+    };
+    const open = findings.filter((f) => f.status === "open");
+    mount(main,
+      h("p", h("a", { href: "#/sites" }, "← All sites")),
+      h("h1", site.address || "Site"),
+      ceaseWarning(permit),
+      // One list of cards in reading order (phone and portrait); on a landscape tablet the
+      // authorizations and conditions move to a right-hand column.
+      h("div.site-grid",
+        h("section.card.left",
+          h("div.split", h("h2", permit.number || "Application"), h("span", statusChip(permit.status))),
+          h("dl.kv",
+            h("dt", "Review"), h("dd", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+            h("dt", "Owner"), h("dd", (permit.owner && permit.owner.name) || "—"),
+            h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
+            h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
+            h("dt", "Use"), h("dd", permit.proposed_use || "—"),
+            d !== null ? h("dt", "Distance") : null, d !== null ? h("dd", fmtDistance(d)) : null),
+          fieldWork ? h("div.actions",
+            h("button.primary", { type: "button", onclick: () => start("examination", `/site/${id}/inspection/new`) }, "Start inspection"),
+            h("button", { type: "button", onclick: () => start("sampling", `/site/${id}/sample/${uuid()}`) }, "Take a sample"),
+            h("a.button", { href: `#/site/${id}/entry` }, "Record entry authorization"))
+            : h("p.banner.info", "You are not assigned to this site: you can read it, not record field work."),
+          problem),
+        h("section.card.right", h("h2", "Entry authorizations"),
+          eas.length ? h("table", h("thead", h("tr", h("th", "Basis"), h("th", "Scope"), h("th", "Valid"), h("th", "State"))),
+            h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),
+        h("section.card.left", h("h2", `Open findings (${open.length})`),
+          open.length ? h("ul.plain", open.map(findingRow)) : h("p.muted", "No open findings.")),
+        h("section.card.right", h("h2", "Permit conditions"),
+          (permit.conditions || []).length ? h("ol", permit.conditions.map((c) => h("li", c.text))) : h("p.muted", "No conditions listed.")),
+        h("section.card.left", h("h2", "Inspections"),
+          inspections.length ? h("ul.plain", inspections.sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))
+            .map((r) => recordRow(`#/site/${id}/inspection/${r.id}`, label(r.kind), fmtTime(r.started_at), r))) : h("p.muted", "None yet.")),
+        h("section.card.left", h("h2", "Samples"),
+          samples.length ? h("ul.plain", samples.map((r) => recordRow(`#/site/${id}/sample/${r.id}`,
+            (r.parameters || []).map((p) => `${p.name} ${p.value} ${p.unit}`).join(", ") || "Sample", fmtTime(r.sampled_at), r)))
+            : h("p.muted", "None yet."))));
+  };
+  await draw();
+  return onSynced(draw);
+}

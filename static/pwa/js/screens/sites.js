@@ -1,0 +1,69 @@
+// Sites: the inspector's assigned sites first, then every other permit (read-only), with search
+// and the distance from where the device is now.
+import { h, mount, label } from "../dom.js";
+import * as store from "../store.js";
+import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
+import { onSynced } from "../sync.js";
+import { statusChip } from "./site.js";
+
+export function siteLocation(permit) {
+  const loc = permit.site && permit.site.location;
+  return loc && typeof loc.lat === "number" ? { lat: loc.lat, lon: loc.lon } : null;
+}
+
+function matches(permit, q) {
+  if (!q) return true;
+  const site = permit.site || {};
+  const hay = [permit.number, site.address, site.parcel_id, permit.owner && permit.owner.name, permit.proposed_use, permit.status]
+    .filter(Boolean).join(" ").toLowerCase();
+  return q.toLowerCase().split(/\s+/).every((word) => hay.includes(word));
+}
+
+function row(permit, here) {
+  const d = distanceM(here, siteLocation(permit));
+  return h("li", h("a.row", { href: `#/site/${permit.id}`, dataset: { permit: permit.id } },
+    h("span.title", (permit.site && permit.site.address) || "Site", h("small", [permit.number || "No number yet", label(permit.review_level)].join(" · "))),
+    h("span.meta",
+      permit.cease_and_desist ? h("span.chip.bad", "Cease and desist") : null,
+      statusChip(permit.status),
+      d !== null ? h("span", { "data-test": "distance" }, fmtDistance(d)) : null)));
+}
+
+export async function sitesScreen(main) {
+  const search = h("input", { type: "search", placeholder: "Search address, number, owner…", "aria-label": "Search sites" });
+  const list = h("div");
+  const fixNote = h("p.hint");
+  let permits = [];
+  let assigned = new Set();
+
+  async function load() {
+    permits = await store.allPermits();
+    assigned = new Set((await store.assignedSites()).map((s) => s.permit_id));
+    draw();
+  }
+
+  function draw() {
+    const here = bestFix();
+    fixNote.textContent = here ? `Distances from your position (±${Math.round(here.accuracy_m)} m).`
+      : locationProblem() || "Waiting for a location fix to show distances.";
+    const q = search.value.trim();
+    const shown = permits.filter((p) => matches(p, q));
+    const byDistance = (a, b) => (distanceM(here, siteLocation(a)) ?? 1e12) - (distanceM(here, siteLocation(b)) ?? 1e12)
+      || String(a.site && a.site.address).localeCompare(String(b.site && b.site.address));
+    const mine = shown.filter((p) => assigned.has(p.id)).sort(byDistance);
+    const others = shown.filter((p) => !assigned.has(p.id)).sort(byDistance);
+    mount(list,
+      h("h2.section-title", `Assigned to you (${mine.length})`),
+      mine.length ? h("ul.plain.card", { "aria-label": "Assigned sites" }, mine.map((p) => row(p, here)))
+        : h("p.card.muted", permits.length ? "No assigned site matches." : "No sites on this device yet. Sync while online to fetch your assigned sites."),
+      others.length ? h("h2.section-title", `Other permits (${others.length}, view only)`) : null,
+      others.length ? h("ul.plain.card", { "aria-label": "Other permits" }, others.slice(0, 200).map((p) => row(p, here))) : null);
+  }
+
+  search.addEventListener("input", draw);
+  mount(main, h("h1", "Sites"), h("div.search", search), fixNote, list);
+  await load();
+  const stopFix = onFix(() => draw());
+  const stopSync = onSynced(load);
+  return () => { stopFix(); stopSync(); };
+}

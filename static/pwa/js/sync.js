@@ -1,0 +1,267 @@
+// The sync engine: push the outbox in order, upload photos, then pull what changed since the cursor.
+//
+// Runs from the page (iOS Safari has no Background Sync): on load, on `online`, when the app
+// becomes visible, on a timer and from "Sync now". One run at a time; every step is safe to repeat
+// (mutation ids and record ids make resends `duplicate`, tus resumes at the server's offset).
+import { api, raw, items as listItems, plain, ApiError } from "./api.js";
+import { currentUser, deviceId, clearUserData } from "./auth.js";
+import { meta } from "./db.js";
+import { VERSION } from "../version.js";
+import * as outbox from "./outbox.js";
+import * as store from "./store.js";
+import { uploadPhoto } from "./upload.js";
+
+const BATCH = 100;
+const state = { running: false, progress: "", error: "", lastSync: null, counts: { pending: 0, photos: 0, problems: 0 } };
+const listeners = new Set();
+let running = null;
+
+export function onSyncState(fn) { listeners.add(fn); fn(state); return () => listeners.delete(fn); }
+
+// Runs `fn` after every finished sync run (screens redraw with what it brought); returns a remover.
+const finished = new Set();
+export function onSynced(fn) { finished.add(fn); return () => finished.delete(fn); }
+function emit(patch) { Object.assign(state, patch); for (const fn of listeners) fn(state); }
+export const syncState = () => state;
+
+export async function refreshCounts() {
+  const list = await outbox.items();
+  emit({ counts: outbox.summary(list), lastSync: (await meta.get("last_sync")) || null });
+  return list;
+}
+outbox.onOutboxChange(() => { refreshCounts(); });
+
+export function syncNow(reason = "manual") {
+  if (!running) running = run(reason).finally(() => { running = null; });
+  return running;
+}
+
+async function run(reason) {
+  if (!currentUser()) return;
+  if (!navigator.onLine) {
+    emit({ error: "", progress: "" });
+    return;
+  }
+  emit({ running: true, error: "", progress: reason === "manual" ? "Starting…" : "" });
+  try {
+    await pushAll();
+    await uploadPhotos();
+    await pull();
+    await refreshReference();
+    const now = new Date().toISOString();
+    await meta.set("last_sync", now);
+    await refreshCounts();
+    emit({ error: "" });
+  } catch (err) {
+    emit({ error: plain(err) });
+  } finally {
+    emit({ running: false, progress: "" });
+    await refreshCounts();
+    for (const fn of finished) fn();
+  }
+}
+
+const recordKey = (i) => `${i.entity}:${i.id}`;
+
+// One round sends at most one change per record (a record's later change needs the version the
+// earlier one produced); a record with an unresolved conflict or rejection holds its later changes.
+function nextRound(list) {
+  const held = new Set();
+  const batch = [];
+  let call = null;
+  for (const item of list.sort((a, b) => a.seq - b.seq)) {
+    if (item.kind === "photo") continue;
+    const key = recordKey(item);
+    if (held.has(key)) continue;
+    held.add(key);
+    if (item.state !== "pending") continue;
+    if (item.kind === "call") { if (!call && !batch.length) call = item; continue; }
+    if (!call && batch.length < BATCH) batch.push(item);
+  }
+  return { batch, call };
+}
+
+async function pushAll() {
+  for (let round = 0; round < 50; round += 1) {
+    const { batch, call } = nextRound(await outbox.items());
+    if (batch.length) await pushBatch(batch);
+    else if (call) await sendCall(call);
+    else return;
+  }
+}
+
+async function baseVersion(item) {
+  const record = await store.getRecord(item.entity, item.id);
+  return record && record._server_version != null ? record._server_version : null;
+}
+
+// An edit (base_version set) carries only what the entity's PATCH takes: not the fields that are
+// fixed at creation.
+const CREATE_ONLY = ["id", "permit_id", "device_created_at", "supersedes_id"];
+function dataFor(item, base) {
+  if (base === null) return item.data;
+  return Object.fromEntries(Object.entries(item.data).filter(([k]) => !CREATE_ONLY.includes(k)));
+}
+
+async function pushBatch(batch) {
+  const mutations = [];
+  for (const item of batch) {
+    const base = await baseVersion(item);
+    mutations.push({ mutation_id: item.mutation_id, entity: item.entity, id: item.id, op: item.op,
+      base_version: base, data: dataFor(item, base) });
+    // Marked before sending: an answer lost on the way must never let a later edit alter this mutation.
+    if (!item.sent) await outbox.saveItem({ ...item, sent: true });
+  }
+  emit({ progress: `Sending ${mutations.length} change${mutations.length === 1 ? "" : "s"}…` });
+  const pending = await outbox.items();
+  const body = await api("/api/v1/sync/push", { method: "POST", body: {
+    device_id: await deviceId(), app_version: VERSION, pending_count: pending.length, mutations } });
+  const results = new Map((body.results || []).map((r) => [r.mutation_id, r]));
+  for (const item of batch) {
+    const result = results.get(item.mutation_id);
+    if (result) await applyResult(await outbox.getItem(item.seq), result);
+  }
+}
+
+// The outcome of a mutation: a resend of one the server answered before comes back `duplicate`
+// carrying that first outcome, which decides.
+function outcomeOf(result) {
+  const first = result.outcome || result.original_status;
+  if (result.status === "duplicate" && (first === "conflict" || first === "rejected")) return first;
+  return result.status;
+}
+
+async function applyResult(item, result) {
+  if (!item) return;
+  const outcome = outcomeOf(result);
+  if (outcome === "applied" || outcome === "duplicate") {
+    await outbox.removeItem(item.seq);
+    await settleRecord(item.entity, item.id, result.server_record || result.record, result.version);
+  } else if (outcome === "conflict" || outcome === "rejected") {
+    await outbox.saveItem({ ...item, state: outcome, error: result.error || outcome, message: result.message || defaultMessage(outcome), errors: result.errors || null,
+      server_record: result.server_record || null, conflict_id: result.conflict_id || null, answered_at: new Date().toISOString() });
+  }
+}
+
+function defaultMessage(outcome) {
+  return outcome === "conflict" ? "Someone else changed this record since this device last saw it." : "The server refused this change.";
+}
+
+// After the server accepted a change: remember the version it made, and take the server's record
+// unless later local edits of it still wait in the outbox.
+export async function settleRecord(entity, id, serverRecord, version) {
+  const later = await outbox.forRecord(entity, id);
+  const local = await store.getRecord(entity, id);
+  if (serverRecord && !later.length) {
+    await store.saveServer(entity, { ...serverRecord, _server_version: serverRecord.version });
+  } else if (local) {
+    const v = serverRecord ? serverRecord.version : version ?? local._server_version;
+    await store.saveLocal(entity, { ...local, version: v ?? local.version, _server_version: v ?? null }, { pending: later.length > 0 });
+  }
+}
+
+async function sendCall(item) {
+  emit({ progress: item.label ? `${item.label}…` : "Sending…" });
+  try {
+    const record = await api(item.path, { method: item.method, body: item.body });
+    await outbox.removeItem(item.seq);
+    if (record && record.id && item.entity) await settleRecord(item.entity, item.id, record, record.version);
+  } catch (err) {
+    if (err.offline || err.status >= 500 || err.status === 401) throw err;
+    if (await alreadyDone(item, err)) return;
+    await outbox.saveItem({ ...item, state: "rejected", error: err.key, message: err.message, answered_at: new Date().toISOString() });
+  }
+}
+
+// An action whose first answer was lost comes back "invalid transition": if the record already is
+// where the action would take it, the action happened.
+async function alreadyDone(item, err) {
+  if (err.status !== 409 || !item.expect || !item.entity) return false;
+  const record = await api(item.expect.path).catch(() => null);
+  if (!record || record[item.expect.field] === undefined || !item.expect.values.includes(record[item.expect.field])) return false;
+  await outbox.removeItem(item.seq);
+  await settleRecord(item.entity, item.id, record, record.version);
+  return true;
+}
+
+async function uploadPhotos() {
+  const photos = (await outbox.items()).filter((i) => i.kind === "photo" && i.state === "pending");
+  let n = 0;
+  for (const summary of photos) {
+    n += 1;
+    const item = await outbox.getItem(summary.seq);
+    const stored = item ? await outbox.photoBytes(item.id) : null;
+    if (!item || !stored) continue;
+    item.bytes = stored.bytes;
+    const label = `Uploading photo ${n} of ${photos.length}`;
+    emit({ progress: label });
+    try {
+      const photo = await uploadPhoto(item, {
+        save: ({ bytes, ...it }) => outbox.saveItem(it),
+        onProgress: (f) => emit({ progress: `${label} (${Math.round(f * 100)}%)` }),
+      });
+      if (photo.sha256 && photo.sha256 !== item.sha256) {
+        throw new ApiError("The server holds different bytes for this photo.", { status: 409, key: "conflict" });
+      }
+      await outbox.removeItem(item.seq);
+      await store.saveServer("photo", { ...photo, _server_version: photo.version ?? null });
+    } catch (err) {
+      if (err.offline || err.status >= 500 || err.status === 401) throw err;
+      // The record the photo belongs to has not reached the server yet: try again next time.
+      if (err.status === 404 || err.key === "entry_not_authorized") {
+        const { bytes, ...rest } = item;
+        await outbox.saveItem({ ...rest, message: "Waiting for its record to be sent first." });
+        continue;
+      }
+      const { bytes, ...rest } = item;
+      await outbox.saveItem({ ...rest, state: "rejected", error: err.key, message: err.message, answered_at: new Date().toISOString() });
+    }
+  }
+}
+
+async function pendingKeys() {
+  return new Set((await outbox.items()).filter((i) => i.kind !== "photo").map(recordKey));
+}
+
+async function pull() {
+  const user = currentUser();
+  let cursor = await meta.get("cursor");
+  for (let page = 0; page < 1000; page += 1) {
+    emit({ progress: page ? `Receiving updates (page ${page + 1})…` : "Receiving updates…" });
+    const query = new URLSearchParams({ limit: "500", ...(cursor ? { cursor } : {}) });
+    const response = await raw(`/api/v1/sync/pull?${query}`, { allow: [410, 404] });
+    if (response.status === 404) return pullFallback();
+    if (response.status === 410) {  // the server no longer keeps changes that old: start from scratch
+      await clearUserData();
+      cursor = null;
+      continue;
+    }
+    const body = await response.json();
+    await store.applyChanges(body.changes || [], await pendingKeys(), user.id);
+    cursor = body.cursor;
+    await meta.set("cursor", cursor);
+    await meta.set("last_pull", new Date().toISOString());
+    if (!body.has_more) return;
+  }
+}
+
+// Servers without the change feed: the permit list is still worth having offline.
+async function pullFallback() {
+  const permits = listItems(await api("/api/v1/permits?limit=500"));
+  const keys = await pendingKeys();
+  await store.applyChanges(permits.map((p) => ({ entity: "permit", id: p.id, op: "upsert", version: p.version, data: p })), keys);
+}
+
+async function refreshReference() {
+  const user = currentUser();
+  if (user.role === "inspector" || user.role === "supervisor") {
+    await store.saveTemplates(listItems(await api("/api/v1/checklist-templates?all=true")));
+  }
+  const levels = await api("/api/v1/action-levels").catch((err) => (err.status === 404 ? null : Promise.reject(err)));
+  if (levels && Array.isArray(levels.levels)) await meta.set("action_levels", levels.levels);
+  if (user.role === "inspector") {
+    const mine = listItems(await api("/api/v1/permits?assigned_to=me&limit=500"));
+    await store.replaceSites(mine.map((p) => p.id));
+    await store.applyChanges(mine.map((p) => ({ entity: "permit", id: p.id, op: "upsert", version: p.version, data: p })), await pendingKeys());
+  }
+}

@@ -1,0 +1,36 @@
+// Main navigation per role, with the count of sync issues that need the user.
+import { h, mount } from "../dom.js";
+import { currentUser } from "../auth.js";
+import { currentPath } from "../router.js";
+import { syncState, onSyncState } from "../sync.js";
+
+const LINKS = {
+  inspector: [["#/sites", "Sites"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
+  supervisor: [["#/review", "Review"], ["#/sites", "Sites"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
+  applicant: [["#/permits", "My permits"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
+  admin: [["#/account", "Account"]],
+};
+
+export function homePath(user = currentUser()) {
+  if (!user) return "/login";
+  return { inspector: "/sites", supervisor: "/review", applicant: "/permits" }[user.role] || "/account";
+}
+
+export function renderNav() {
+  const nav = document.getElementById("nav");
+  const user = currentUser();
+  if (!user) { mount(nav); return; }
+  const path = "#" + currentPath();
+  const problems = syncState().counts.problems;
+  mount(nav, (LINKS[user.role] || []).map(([href, text]) => {
+    const active = path === href || (href !== "#/" && path.startsWith(href + "/"));
+    const badge = href === "#/issues" && problems ? h("span.count", { "aria-label": `${problems} to resolve` }, problems) : null;
+    return h("a", { href, "aria-current": active ? "page" : null }, text, badge);
+  }));
+}
+
+export function watchNav() {
+  document.addEventListener("routechange", renderNav);
+  let last = -1;
+  onSyncState((s) => { if (s.counts.problems !== last) { last = s.counts.problems; renderNav(); } });
+}

@@ -1,0 +1,68 @@
+"""Records made through the HTTP API (as a device or another device would), for browser tests that
+start from a site with history."""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime, timedelta, timezone
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def entry_authorization(client, headers, permit_id: str) -> dict:
+    body = {"id": str(uuid.uuid4()), "permit_id": permit_id, "basis": "permit_condition",
+            "granted_by_name": "Permit condition 4", "granted_by_relation": "permit",
+            "scope": ["examination", "survey", "sampling"],
+            "valid_from": (now() - timedelta(days=1)).isoformat(), "valid_to": (now() + timedelta(days=60)).isoformat()}
+    response = client.post("/api/v1/entry-authorizations", json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def sample(client, headers, permit_id: str, ea_id: str, **overrides) -> dict:
+    body = {"id": str(uuid.uuid4()), "permit_id": permit_id, "entry_authorization_id": ea_id,
+            "sampled_at": (now() - timedelta(hours=1)).isoformat(), "sampler": "Ines Ortiz", "sample_type": "grab",
+            "analysis": "field", "outfall_id": "OF-1", "parameters": [{"name": "turbidity", "value": "18", "unit": "NTU"}]}
+    body.update(overrides)
+    response = client.post("/api/v1/samples", json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def photo(client, headers, permit_id: str, data: bytes, *, parent_type=None, parent_id=None, device=None) -> dict:
+    photo_id = str(uuid.uuid4())
+    query = {"permit_id": permit_id, "captured_at": now().isoformat()}
+    if parent_type:
+        query.update(parent_type=parent_type, parent_id=parent_id)
+    if device:
+        query.update(device_lat=device[0], device_lon=device[1], device_accuracy_m=device[2])
+    response = client.put(f"/api/v1/photos/{photo_id}", query_string=query, data=data,
+                          headers={**headers, "Content-Type": "image/jpeg", "X-Content-SHA256": hashlib.sha256(data).hexdigest()})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def submitted_inspection(client, headers, permit_id: str, ea_id: str, template: dict, photos: list[bytes]) -> dict:
+    inspection_id = str(uuid.uuid4())
+    uploaded = [photo(client, headers, permit_id, data, parent_type="inspection", parent_id=inspection_id,
+                      device=(41.6377, -70.9034, 9)) for data in photos]
+    items = []
+    for n, item in enumerate(template["items"]):
+        answer = {"key": item["key"], "answer": "ok", "photo_ids": []}
+        if n == 1:
+            answer.update(answer="deficient", note="Wattle crushed by the excavator at the north corner.",
+                          photo_ids=[p["id"] for p in uploaded], severity="high")
+        items.append(answer)
+    body = {"id": inspection_id, "permit_id": permit_id, "entry_authorization_id": ea_id, "kind": "routine",
+            "started_at": (now() - timedelta(hours=2)).isoformat(), "ended_at": (now() - timedelta(hours=1)).isoformat(),
+            "location": {"lat": 41.6376, "lon": -70.9035, "accuracy_m": 7},
+            "weather": {"conditions": "overcast", "temperature_f": 58, "rainfall_in_24h": 0.4}, "phase": "Site grading",
+            "notes": "Storm-event visit after 0.4 in overnight.",
+            "checklist": {"template": template["key"], "template_version": template["version"], "items": items}}
+    response = client.post("/api/v1/inspections", json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    response = client.post(f"/api/v1/inspections/{inspection_id}/submit", json={}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()

@@ -1,0 +1,58 @@
+"""A supervisor reviews a submitted inspection: photos on the SVG site map, then returns it with
+comments; the inspector's device shows the comment."""
+from __future__ import annotations
+
+from inspect_api.auth.models import User
+from inspect_api.extensions import db
+
+from .api_seed import entry_authorization, submitted_inspection
+from .conftest import TABLET_LANDSCAPE, camera_jpeg
+from .helpers import release_db, sign_in, wait_for_service_worker, wait_synced
+from .seed import SITE, field_day
+
+
+def test_review_with_site_map_and_return(live_server, new_context, factory, client, screenshot):
+    people = field_day(factory)
+    inspector = db.session.get(User, people.inspector_id)
+    headers = factory.headers(inspector)
+    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
+    ea = entry_authorization(client, headers, people.site_id)
+    photos = [camera_jpeg(SITE["lat"] + 0.0003, SITE["lon"] - 0.0004, seed=3), camera_jpeg(SITE["lat"] - 0.0002, SITE["lon"] + 0.0005, seed=4)]
+    inspection = submitted_inspection(client, headers, people.site_id, ea["id"], template, photos)
+    release_db()
+
+    context = new_context(TABLET_LANDSCAPE)
+    page = context.new_page()
+    sign_in(page, live_server.url, people.supervisor_email)
+    wait_for_service_worker(page)
+    wait_synced(page)
+    page.locator(f"a.row[data-inspection='{inspection['id']}']").wait_for()
+    screenshot(page, "supervisor-queue")
+    page.click(f"a.row[data-inspection='{inspection['id']}']")
+    page.locator("svg.sitemap").wait_for()
+    assert page.locator("svg.sitemap polygon.low").count() == 1
+    assert page.locator("svg.sitemap circle.photopt").count() == 2
+    assert page.locator("svg.sitemap rect.sitept").count() == 1
+    page.locator("figure.photo img[src^='blob:']").nth(1).wait_for()
+    assert page.locator("figure.photo img[src^='blob:']").count() == 2
+    screenshot(page, "supervisor-review")
+    screenshot(page, "supervisor-review-map", locator="svg.sitemap")
+
+    page.get_by_role("button", name="Return with comments").click()
+    assert "Say what to change" in page.inner_text("main")
+    page.get_by_label("Comments for the inspector").fill("Add a photo of the repaired wattle before resubmitting.")
+    page.get_by_role("button", name="Return with comments").click()
+    page.locator("h1:has-text('Review queue')").wait_for()
+    wait_synced(page)
+    after = client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()
+    release_db()
+    assert after["status"] == "returned"
+    assert after["review_comment"] == "Add a photo of the repaired wattle before resubmitting."
+
+    # The inspector's tablet gets the return and its comment at the next sync.
+    tablet = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(tablet, live_server.url, people.inspector_email)
+    wait_synced(tablet)
+    tablet.goto(f"{live_server.url}/#/site/{people.site_id}/inspection/{inspection['id']}")
+    tablet.locator("text=Returned by the supervisor").wait_for()
+    assert "repaired wattle" in tablet.inner_text("main")

@@ -1,0 +1,134 @@
+"""The app shell as served by Flask: the right files, types and headers, a strict CSP, nothing
+inline, and a precache list that names every file the app loads."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+PWA = Path(__file__).resolve().parents[2] / "static" / "pwa"
+STRICT = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
+          "connect-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]
+
+
+def csp_directives(response) -> list[str]:
+    return [d.strip() for d in response.headers["Content-Security-Policy"].split(";")]
+
+
+@pytest.mark.parametrize("path, content_type", [
+    ("/", "text/html"), ("/sw.js", "text/javascript"), ("/manifest.webmanifest", "application/manifest+json"),
+    ("/static/pwa/js/app.js", "text/javascript"), ("/static/pwa/css/app.css", "text/css"),
+    ("/static/pwa/icons/icon-192.png", "image/png"), ("/static/pwa/icons/icon.svg", "image/svg+xml"),
+])
+def test_app_files_are_served_with_a_strict_policy(client, path, content_type):
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.mimetype == content_type
+    directives = csp_directives(response)
+    for directive in STRICT:
+        assert directive in directives
+    assert not any("unsafe" in d for d in directives)
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_service_worker_headers(client):
+    response = client.get("/sw.js")
+    assert response.headers["Service-Worker-Allowed"] == "/"
+    assert b'from "/static/pwa/version.js"' in response.data
+
+
+def test_revalidation_answers_not_modified(client):
+    first = client.get("/static/pwa/js/app.js")
+    again = client.get("/static/pwa/js/app.js", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("path", ["/static/pwa/../../inspect_api/config.py", "/static/pwa/%2e%2e/%2e%2e/pyproject.toml",
+                                  "/static/pwa/icons/make_icons.py", "/static/pwa/nope.js", "/static/pwa/js/"])
+def test_nothing_outside_the_app_or_of_other_types(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.get_json()["error"] == "not_found"
+
+
+def test_api_responses_keep_their_own_headers(client):
+    # The app's policy is for the app; the API documentation page needs its own.
+    response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    assert "Content-Security-Policy" not in response.headers
+
+
+def test_manifest_is_installable(client):
+    manifest = client.get("/manifest.webmanifest").get_json(force=True)
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "/" and manifest["name"]
+    assert manifest["theme_color"] and manifest["background_color"]
+    sizes = {(i["sizes"], i.get("purpose", "any")) for i in manifest["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} <= sizes
+    for icon in manifest["icons"]:
+        assert client.get(icon["src"]).status_code == 200
+
+
+class _Inline(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        names = {name for name, _ in attrs}
+        if "style" in names or any(name.startswith("on") for name in names):
+            self.problems.append(f"<{tag}> has an inline style or handler")
+        if tag == "script" and "src" not in names:
+            self.problems.append("inline <script>")
+        if tag == "style":
+            self.problems.append("inline <style>")
+
+
+def test_no_inline_script_or_style_in_the_shell():
+    parser = _Inline()
+    parser.feed((PWA / "index.html").read_text())
+    assert parser.problems == []
+
+
+def app_modules() -> list[Path]:
+    return sorted(p for p in PWA.rglob("*.js"))
+
+
+def test_modules_build_the_dom_safely_and_stay_small():
+    forbidden = [r"\.innerHTML\b", r"\.outerHTML\b", r"insertAdjacentHTML", r"\beval\(", r"new Function\(",
+                 r"\.style\.", r"setAttribute\(\s*[\"']style", r"document\.write"]
+    for path in app_modules():
+        text = path.read_text()
+        for pattern in forbidden:
+            assert not re.search(pattern, text), f"{path.name} uses {pattern}"
+        assert len(text.splitlines()) <= 400, f"{path.name} is over 400 lines"
+
+
+def test_precache_lists_every_file_the_app_loads():
+    listed = set(re.findall(r'"(/static/pwa/[^"]+)"', (PWA / "shell.js").read_text()))
+    shipped = {"/static/pwa/" + p.relative_to(PWA).as_posix() for p in PWA.rglob("*")
+               if p.is_file() and p.suffix in {".js", ".css", ".png", ".svg"} and p.name != "sw.js"}
+    assert listed == shipped
+    imports = set()
+    for path in app_modules():
+        for spec in re.findall(r'from "(\.{1,2}/[^"]+)"', path.read_text()):
+            imports.add("/static/pwa/" + (path.parent / spec).resolve().relative_to(PWA.resolve()).as_posix())
+    assert imports <= listed
+
+
+def test_version_is_set_in_one_place():
+    version_files = [p for p in PWA.rglob("*.js") if re.search(r"export const VERSION\b", p.read_text())]
+    assert [p.name for p in version_files] == ["version.js"]
+    sw = (PWA / "sw.js").read_text()
+    assert "CACHE = PREFIX + VERSION" in sw and "caches.delete" in sw and "skipWaiting" in sw
+
+
+def test_media_origins_extend_only_images_and_connections():
+    from inspect_api.web.routes import content_security_policy
+    policy = content_security_policy("https://bucket.s3.amazonaws.com http://plain.example 'unsafe-inline' https://minio.local:9000")
+    directives = [d.strip() for d in policy.split(";")]
+    assert "img-src 'self' blob: data: https://bucket.s3.amazonaws.com https://minio.local:9000" in directives
+    assert "connect-src 'self' https://bucket.s3.amazonaws.com https://minio.local:9000" in directives
+    assert "script-src 'self'" in directives and "unsafe" not in policy and "http://plain" not in policy
