@@ -50,6 +50,7 @@ class Config:
     SYNC_PULL_MAX_LIMIT = _int("SYNC_PULL_MAX_LIMIT", 1000)
     TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
+    UPLOAD_TEMP_DIR = os.environ.get("UPLOAD_TEMP_DIR")  # None -> instance/tmp
     PHOTO_FAR_FROM_SITE_M = _int("PHOTO_FAR_FROM_SITE_M", 500)
     # With S3 storage, photos redirect to presigned bucket URLs: list the bucket's https origin(s)
     # (space-separated) so the app's Content-Security-Policy lets it show them.
@@ -88,6 +89,8 @@ class DevelopmentConfig(Config):
 
 
 class TestConfig(DevelopmentConfig):
+    __test__ = False  # a configuration, not a pytest test class
+
     ENV_NAME = "testing"
     TESTING = True
     SQLALCHEMY_DATABASE_URI = "sqlite://"

@@ -1,0 +1,1 @@
+"""Photo evidence: uploads (plain and resumable), EXIF and location, thumbnails, storage."""

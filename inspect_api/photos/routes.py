@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from flask import current_app, redirect, request, send_file
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from ..auth.permissions import current_user, login_required
+from ..extensions import db
+from ..storage import get_storage
+from ..uploads import receive_to_tempfile
+from . import services
+from .models import Photo
+from .schemas import PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
+from .tus_routes import tus_blp
+
+DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals and thumbnails.
+
+- The body is streamed to disk while its SHA-256 is computed; it must match X-Content-SHA256.
+- Accepted: JPEG, PNG, WebP, HEIC/HEIF, recognised from the bytes. A declared type other than these
+  is 415; bytes that are no image are 422 image_invalid; an image of another of the four types than
+  declared is accepted and `content_type` reports what the bytes are.
+- Limits: MAX_UPLOAD_BYTES (413, checked from Content-Length and while streaming) and
+  MAX_IMAGE_PIXELS (422 image_invalid, checked from the header before decoding). Truncated or
+  corrupt files are 422. Nothing is stored from a rejected or interrupted upload.
+- Metadata as query parameters or headers (X-Permit-Id, X-Parent-Type, ...). The parent record may
+  not exist yet; it is kept as given.
+- GPS: every rational form cameras write; a coordinate without its N/S or E/W reference is read as
+  north/east; altitude reference 1 is below sea level. `location` is the EXIF position unless it is
+  absent, not a number, out of range or exactly (0, 0), else the device fix (`source` says which).
+  `distance_to_site_m` is the great-circle distance to the permit's site point; `within_site` is
+  null without a limit of work; `far_from_site` is true beyond PHOTO_FAR_FROM_SITE_M unless inside
+  the limit of work.
+- EXIF times without OffsetTimeOriginal are read in the town's time zone (America/New_York).
+- `width`/`height` are as displayed (EXIF orientation applied); thumbnails are upright JPEGs with no
+  metadata at all (no GPS). Originals are kept byte-identical, content-addressed by SHA-256.
+- Originals and thumbnails come from the API, or as a 302 to a signed S3 URL valid for
+  PRESIGNED_URL_SECONDS, always after the access check. Unseen photos are 404."""
+
+blp = Blueprint("photos", __name__, url_prefix="/api/v1", description=DESCRIPTION)
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/heic")
+_BINARY = {"schema": {"type": "string", "format": "binary"}}
+_HEADER_DOC = [
+    {"in": "header", "name": "X-Content-SHA256", "required": True, "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+     "description": "Hex SHA-256 of the bytes as captured; a mismatch is 422 checksum_mismatch."},
+    *({"in": "header", "name": f"X-{name.replace('_', '-').title()}", "required": False, "schema": {"type": "string"},
+       "description": f"Alternative to the {name} query parameter."}
+      for name in ("permit_id", "parent_type", "parent_id", "captured_at", "device_lat", "device_lon", "device_accuracy_m")),
+]
+PUT_DOC = {
+    "requestBody": {"required": True, "content": {kind: _BINARY for kind in IMAGE_TYPES},
+                    "description": "The image bytes, streamed. The type is sniffed from the bytes: a declared type "
+                                   "other than these four is 415; bytes that are no image are 422 image_invalid; "
+                                   "an image of another of the four types than declared is accepted and stored "
+                                   "with the sniffed type."},
+    "parameters": _HEADER_DOC,
+}
+BLOB_DOC = {"responses": {"200": {"description": "The bytes", "content": {"image/*": _BINARY}},
+                          "302": {"description": "Redirect to a short-lived signed URL (S3 storage)"}}}
+
+
+def _serve(key: str, content_type: str, etag: str, filename: str, *, original: bool = False):
+    """Bytes from the local store, or a redirect to a short-lived signed URL; the caller has already
+    passed the authorization check."""
+    store = get_storage()
+    url = store.presigned_url(key, filename=filename, content_type=content_type)
+    if url:
+        response = redirect(url, 302)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    response = send_file(store.local_path(key), mimetype=content_type, etag=etag, conditional=True,
+                         download_name=filename, max_age=3600)
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    if original:
+        response.headers["X-Content-SHA256"] = etag
+    return response
+
+
+@blp.route("/photos")
+class Photos(MethodView):
+    @login_required
+    @blp.arguments(PhotoListArgsSchema, location="query")
+    @blp.response(200, PhotoSchema(many=True))
+    def get(self, args):
+        """Photos the caller may see, by permit and/or parent record"""
+        query = services.visible_photos(current_user)
+        for field in ("permit_id", "parent_type", "parent_id"):
+            if args.get(field):
+                query = query.where(getattr(Photo, field) == str(args[field]))
+        return [services.dump_photo(p) for p in db.session.scalars(query.order_by(Photo.created_at).limit(1000))]
+
+
+@blp.route("/photos/<photo_id>")
+class PhotoItem(MethodView):
+    @login_required
+    @blp.arguments(PhotoMetaSchema, location="query")
+    @blp.response(201, PhotoSchema)
+    @blp.alt_response(200, schema=PhotoSchema, description="The same id with the same bytes again (idempotent)")
+    @blp.alt_response(409, description="The id is taken by other bytes")
+    @blp.alt_response(413, description="Over MAX_UPLOAD_BYTES")
+    @blp.alt_response(415, description="Declared Content-Type is not one of the four image types")
+    @blp.alt_response(422, description="checksum_mismatch, image_invalid or validation_error")
+    @blp.doc(**PUT_DOC)
+    def put(self, _query, photo_id):
+        """Upload a photo: the body streamed to storage, verified against X-Content-SHA256, idempotent on the id"""
+        meta = load_meta(request.args, request.headers)
+        services.declared_type(request.mimetype)
+        expected = services.declared_sha256(request.headers.get("X-Content-SHA256"))
+        services.check_length(request.content_length)
+        photo_id = services.check_before_body(current_user, photo_id, meta)
+        services.release_transaction()
+        with receive_to_tempfile(request.stream, current_app.config["MAX_UPLOAD_BYTES"]) as received:
+            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected)
+        return services.dump_photo(photo), 201 if created else 200
+
+    @login_required
+    @blp.response(200, PhotoSchema)
+    def get(self, photo_id):
+        """A photo's metadata: EXIF, device fix, chosen location and distance to the site"""
+        return services.dump_photo(services.get_photo(current_user, photo_id))
+
+
+@blp.route("/photos/<photo_id>/original")
+class PhotoOriginal(MethodView):
+    @login_required
+    @blp.doc(**BLOB_DOC)
+    def get(self, photo_id):
+        """The original bytes, unchanged since upload (or a redirect to a short-lived signed URL)"""
+        photo = services.get_photo(current_user, photo_id)
+        extension = photo.content_type.split("/")[1].replace("jpeg", "jpg")
+        return _serve(photo.original_key, photo.content_type, photo.sha256, f"{photo.id}.{extension}", original=True)
+
+
+@blp.route("/photos/<photo_id>/thumbnail")
+class PhotoThumbnail(MethodView):
+    @login_required
+    @blp.arguments(ThumbnailArgsSchema, location="query")
+    @blp.doc(**BLOB_DOC)
+    def get(self, args, photo_id):
+        """A JPEG thumbnail without metadata, upright: display (1280) or small (320)"""
+        photo = services.get_photo(current_user, photo_id)
+        key = photo.display_key if args["size"] == "display" else photo.small_key
+        return _serve(key, "image/jpeg", f"{photo.sha256}-{args['size']}", f"{photo.id}-{args['size']}.jpg")
+
+
+blueprints = [blp, tus_blp]

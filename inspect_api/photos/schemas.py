@@ -1,0 +1,134 @@
+"""Photo shapes. The upload body is raw bytes; its metadata comes as query parameters or headers."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from ..errors import ValidationFailed
+from .models import LOCATION_SOURCES, PARENT_TYPES
+
+# Headers may carry each field as X-Permit-Id, Permit-Id or permit_id (proxies drop underscores).
+META_FIELDS = ("permit_id", "parent_type", "parent_id", "captured_at", "device_lat", "device_lon",
+               "device_accuracy_m")
+
+
+class AwareDateTime(fields.AwareDateTime):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(format="iso", **kwargs)
+
+
+class PhotoMetaSchema(Schema):
+    """What the device says about the photo (query parameters or headers of PUT /photos/{id})."""
+
+    permit_id = fields.UUID(metadata={"description": "The permit the photo is evidence for (required)."})
+    parent_type = fields.String(validate=validate.OneOf(PARENT_TYPES), allow_none=True)
+    parent_id = fields.UUID(allow_none=True, metadata={"description": "May name a record not yet synced."})
+    captured_at = AwareDateTime(allow_none=True, metadata={"description": "Device clock at capture (RFC 3339)."})
+    device_lat = fields.Float(validate=validate.Range(-90, 90), allow_none=True, allow_nan=False)
+    device_lon = fields.Float(validate=validate.Range(-180, 180), allow_none=True, allow_nan=False)
+    device_accuracy_m = fields.Float(validate=validate.Range(min=0, max=100_000), allow_none=True, allow_nan=False)
+
+
+class PhotoListArgsSchema(Schema):
+    permit_id = fields.UUID()
+    parent_type = fields.String(validate=validate.OneOf(PARENT_TYPES))
+    parent_id = fields.UUID()
+
+
+class ThumbnailArgsSchema(Schema):
+    size = fields.String(load_default="display", validate=validate.OneOf(("display", "small")),
+                         metadata={"description": "display: longest side 1280; small: longest side 320."})
+
+
+class PhotoExifGpsSchema(Schema):
+    lat = fields.Float()
+    lon = fields.Float()
+    alt = fields.Float(allow_none=True)
+
+
+class PhotoDeviceGpsSchema(Schema):
+    lat = fields.Float()
+    lon = fields.Float()
+    accuracy_m = fields.Float(allow_none=True)
+
+
+class PhotoLocationSchema(Schema):
+    lat = fields.Float()
+    lon = fields.Float()
+    source = fields.String(validate=validate.OneOf(LOCATION_SOURCES))
+
+
+def _time(description: str | None = None, **kwargs: Any) -> fields.String:
+    metadata = {"format": "date-time", **({"description": description} if description else {})}
+    return fields.String(metadata=metadata, **kwargs)
+
+
+class PhotoSchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    parent_type = fields.String(allow_none=True)
+    parent_id = fields.String(allow_none=True)
+    sha256 = fields.String(metadata={"description": "SHA-256 (hex) of the original bytes, kept unchanged."})
+    content_type = fields.String(metadata={"description": "The type sniffed from the bytes."})
+    width = fields.Integer(metadata={"description": "As displayed (EXIF orientation applied)."})
+    height = fields.Integer()
+    bytes = fields.Integer()
+    orientation = fields.Integer(metadata={"description": "EXIF orientation 1-8 as written by the camera."})
+    camera_make = fields.String(allow_none=True)
+    camera_model = fields.String(allow_none=True)
+    taken_at = _time("EXIF DateTimeOriginal with its offset; without one, read in the town's time zone.",
+                     allow_none=True)
+    captured_at = _time(allow_none=True)
+    exif_gps = fields.Nested(PhotoExifGpsSchema, allow_none=True)
+    device_gps = fields.Nested(PhotoDeviceGpsSchema, allow_none=True)
+    location = fields.Nested(PhotoLocationSchema, allow_none=True, metadata={"description":
+                             "EXIF GPS unless absent, not a number, out of range or (0, 0); else the device fix."})
+    distance_to_site_m = fields.Float(allow_none=True)
+    within_site = fields.Boolean(allow_none=True, metadata={"description": "Inside the limit of work; null without one."})
+    far_from_site = fields.Boolean(allow_none=True, metadata={"description":
+                                   "Farther than PHOTO_FAR_FROM_SITE_M from the site point and outside the limit of work."})
+    url = fields.String()
+    thumbnail_url = fields.String()
+    small_thumbnail_url = fields.String()
+    version = fields.Integer()
+    created_at = _time()
+    updated_at = _time()
+    created_by = fields.String(allow_none=True)
+    device_id = fields.String(allow_none=True)
+    device_created_at = _time(allow_none=True)
+
+
+def _header_value(headers: Mapping[str, str], name: str) -> str | None:
+    dashed = name.replace("_", "-")
+    for candidate in (f"X-{dashed}", dashed, name):
+        value = headers.get(candidate)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def load_meta(query: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+    """Merge query parameters (first) and headers, then validate; 422 `validation_error` on bad values."""
+    raw: dict[str, Any] = {}
+    for name in META_FIELDS:
+        value = query.get(name)
+        if value in (None, ""):
+            value = _header_value(headers, name)
+        if value not in (None, ""):
+            raw[name] = value
+    try:
+        data = PhotoMetaSchema().load(raw)
+    except ValidationError as exc:
+        raise ValidationFailed(errors=exc.normalized_messages()) from None
+    if (data.get("device_lat") is None) != (data.get("device_lon") is None):
+        raise ValidationFailed(errors={"device_lon": ["Send device_lat and device_lon together."]})
+    if (data.get("parent_type") is None) != (data.get("parent_id") is None):
+        raise ValidationFailed(errors={"parent_id": ["Send parent_type and parent_id together."]})
+    if not data.get("permit_id"):
+        raise ValidationFailed("permit_id is required (query parameter or X-Permit-Id header).",
+                               errors={"permit_id": ["Missing data for required field."]})
+    for key in ("permit_id", "parent_id"):
+        if data.get(key) is not None:
+            data[key] = str(data[key])
+    return data

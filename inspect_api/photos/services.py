@@ -1,0 +1,245 @@
+"""Photo operations: load, check, change, flush (never commit).
+
+Photos arrive only as bytes (PUT /photos/{id} or a finished resumable upload), both through
+`ingest_received`, so one code path decides what is accepted. Sync carries photo records for
+reading (`visible_photos`, `dump_photo`); it never creates them.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from flask import current_app
+from sqlalchemy import Select, select
+from sqlalchemy.exc import IntegrityError
+
+from .. import audit
+from ..auth.permissions import current_device_id
+from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from ..extensions import db
+from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.models import Permit
+from ..records import valid_uuid
+from ..storage import blob_key, get_storage
+from ..uploads import Received, temp_dir
+from . import imaging, rules
+from .models import Photo
+
+log = logging.getLogger(__name__)
+
+# Declared types accepted at the door; "image/heif" is the same container as "image/heic".
+DECLARED_TYPES = {"image/jpeg": "image/jpeg", "image/png": "image/png", "image/webp": "image/webp",
+                  "image/heic": "image/heic", "image/heif": "image/heic"}
+API = "/api/v1"
+
+
+# -- queries ---------------------------------------------------------------------------------------
+def visible_photos(user) -> Select:
+    """Photos of the permits `user` may see (applicants: their own permits only)."""
+    return select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)))
+
+
+def get_photo(user, photo_id: str) -> Photo:
+    photo = db.session.scalar(visible_photos(user).where(Photo.id == str(photo_id)))
+    if photo is None:
+        raise NotFound("No such photo.")
+    return photo
+
+
+def photos_of(user, parent_type: str, parent_id: str) -> list[Photo]:
+    query = visible_photos(user).where(Photo.parent_type == parent_type, Photo.parent_id == str(parent_id))
+    return list(db.session.scalars(query.order_by(Photo.created_at)))
+
+
+# -- the JSON shape --------------------------------------------------------------------------------
+def rfc3339(value: datetime | None, offset_min: int | None = None) -> str | None:
+    if value is None:
+        return None
+    if offset_min:
+        return value.astimezone(timezone(timedelta(minutes=offset_min))).isoformat()
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def dump_photo(photo: Photo) -> dict[str, Any]:
+    exif_gps = ({"lat": photo.exif_lat, "lon": photo.exif_lon, "alt": photo.exif_alt}
+                if photo.exif_lat is not None else None)
+    device_gps = ({"lat": photo.device_lat, "lon": photo.device_lon, "accuracy_m": photo.device_accuracy_m}
+                  if photo.device_lat is not None else None)
+    location = ({"lat": photo.location_lat, "lon": photo.location_lon, "source": photo.location_source}
+                if photo.location_source else None)
+    base = f"{API}/photos/{photo.id}"
+    return {
+        "id": photo.id, "permit_id": photo.permit_id, "parent_type": photo.parent_type, "parent_id": photo.parent_id,
+        "sha256": photo.sha256, "content_type": photo.content_type, "width": photo.width, "height": photo.height,
+        "bytes": photo.bytes, "orientation": photo.orientation,
+        "camera_make": photo.camera_make, "camera_model": photo.camera_model,
+        "taken_at": rfc3339(photo.taken_at, photo.taken_at_offset_min), "captured_at": rfc3339(photo.captured_at),
+        "exif_gps": exif_gps, "device_gps": device_gps, "location": location,
+        "distance_to_site_m": photo.distance_to_site_m, "within_site": photo.within_site,
+        "far_from_site": photo.far_from_site,
+        "url": f"{base}/original", "thumbnail_url": f"{base}/thumbnail",
+        "small_thumbnail_url": f"{base}/thumbnail?size=small",
+        "version": photo.version, "created_at": rfc3339(photo.created_at), "updated_at": rfc3339(photo.updated_at),
+        "created_by": photo.created_by, "device_id": photo.device_id,
+        "device_created_at": rfc3339(photo.device_created_at),
+    }
+
+
+# -- checks made before the body is read -----------------------------------------------------------
+def declared_type(mimetype: str | None) -> str:
+    """415 unless the declared Content-Type is one of the four image types."""
+    kind = DECLARED_TYPES.get((mimetype or "").lower())
+    if kind is None:
+        raise UnsupportedMediaType("Send the photo as image/jpeg, image/png, image/webp or image/heic.",
+                                   errors={"Content-Type": [f"{mimetype or 'none'} is not accepted."]})
+    return kind
+
+
+def declared_sha256(value: str | None) -> str:
+    digest = (value or "").strip().lower()
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise ValidationFailed("X-Content-SHA256 must be the 64-character hex SHA-256 of the bytes.",
+                               errors={"X-Content-SHA256": ["Missing or not a hex SHA-256 digest."]})
+    return digest
+
+
+def check_length(length: int | None) -> None:
+    limit = current_app.config["MAX_UPLOAD_BYTES"]
+    if length is not None and length > limit:
+        raise PayloadTooLarge(f"The photo is larger than the limit of {limit} bytes.", errors={"limit": [limit]})
+
+
+def check_before_body(user, photo_id: str, meta: dict[str, Any]) -> str:
+    """Everything that can be refused without reading the body: the id, and the permit (404 if the
+    caller may not see it). Returns the normalised id."""
+    photo_id = valid_uuid(photo_id)
+    get_visible_permit(user, meta["permit_id"])
+    existing_photo(user, photo_id)
+    return photo_id
+
+
+def existing_photo(user, photo_id: str) -> Photo | None:
+    """The photo with this id, None if there is none; 404 if it exists but the caller may not see it
+    (so an id someone else used cannot be probed through PUT either)."""
+    if db.session.get(Photo, photo_id) is None:
+        return None
+    return get_photo(user, photo_id)
+
+
+def release_transaction() -> None:
+    """End the (read-only) transaction before a long body transfer, so no database lock or
+    connection is held while a slow field connection trickles bytes in (SQLite takes its write lock
+    at BEGIN)."""
+    db.session.rollback()
+
+
+# -- ingest ----------------------------------------------------------------------------------------
+def _placement(permit: Permit, exif_gps: dict | None, device_gps: dict | None) -> dict[str, Any]:
+    location = rules.choose_location(exif_gps, device_gps)
+    if location is None:
+        return {"location_lat": None, "location_lon": None, "location_source": None,
+                "distance_to_site_m": None, "within_site": None, "far_from_site": None}
+    distance = round(rules.haversine_m(location.lat, location.lon, permit.site_lat, permit.site_lon), 1)
+    within = rules.within_polygon(permit.limit_of_work, location.lat, location.lon)
+    far = False if within else rules.far_from_site(distance, current_app.config["PHOTO_FAR_FROM_SITE_M"])
+    return {"location_lat": location.lat, "location_lon": location.lon, "location_source": location.source,
+            "distance_to_site_m": distance, "within_site": within, "far_from_site": far}
+
+
+def _site_zone():
+    try:
+        return ZoneInfo(current_app.config.get("TIMEZONE") or "UTC")
+    except (KeyError, ValueError):
+        return timezone.utc
+
+
+def _new_photo(user, photo_id: str, permit: Permit, meta: dict, received: Received,
+               derived: imaging.Derived) -> Photo:
+    info = derived.exif
+    device_gps = ({"lat": meta["device_lat"], "lon": meta["device_lon"]} if meta.get("device_lat") is not None
+                  else None)
+    taken_offset = info.taken_at.utcoffset() if info.taken_at else None
+    return Photo(
+        id=photo_id, permit_id=permit.id, parent_type=meta.get("parent_type"), parent_id=meta.get("parent_id"),
+        sha256=received.sha256, content_type=derived.content_type, bytes=received.size,
+        width=derived.width, height=derived.height, orientation=info.orientation,
+        camera_make=info.camera_make, camera_model=info.camera_model, taken_at=info.taken_at,
+        taken_at_offset_min=int(taken_offset.total_seconds() // 60) if taken_offset is not None else None,
+        exif_lat=(info.gps or {}).get("lat"), exif_lon=(info.gps or {}).get("lon"), exif_alt=(info.gps or {}).get("alt"),
+        device_lat=meta.get("device_lat"), device_lon=meta.get("device_lon"),
+        device_accuracy_m=meta.get("device_accuracy_m") if device_gps else None,
+        **_placement(permit, info.gps, device_gps),
+        original_key=blob_key(received.sha256), display_key=blob_key(received.sha256, ".display.jpg"),
+        small_key=blob_key(received.sha256, ".small.jpg"),
+        created_by=user.id, device_id=current_device_id(), device_created_at=meta.get("captured_at"),
+    )
+
+
+def _store(photo: Photo, received: Received, derived: imaging.Derived) -> list[str]:
+    """Put the three blobs; returns the keys this call wrote (those already present are shared)."""
+    store, written = get_storage(), []
+    try:
+        # The spooled body and the thumbnails are this request's own temporary files, never written
+        # again: the local store may take them by hard link instead of copying.
+        for path, key, kind in ((received.path, photo.original_key, photo.content_type),
+                                (derived.display_path, photo.display_key, "image/jpeg"),
+                                (derived.small_path, photo.small_key, "image/jpeg")):
+            if store.put_file(path, key, kind, owned=True):
+                written.append(key)
+    except BaseException:
+        discard_blobs(written)
+        raise
+    return written
+
+
+def discard_blobs(keys: list[str]) -> None:
+    store = get_storage()
+    for key in keys:
+        try:
+            store.delete(key)
+        except Exception:  # the caller's error matters more; an orphan blob is harmless
+            log.warning("could not delete blob %s", key, exc_info=True)
+
+
+def _replay(existing: Photo, permit: Permit, received: Received) -> tuple[Photo, bool]:
+    if existing.sha256 == received.sha256 and existing.permit_id == permit.id:
+        return existing, False
+    raise Conflict("A different photo already has this id.", error="conflict",
+                   errors={"id": ["Taken by other bytes or another permit."]})
+
+
+def ingest_received(user, photo_id: str, meta: dict[str, Any], received: Received,
+                    expected_sha256: str) -> tuple[Photo, bool]:
+    """Verify, read and store an uploaded photo. Returns (photo, created); the same id with the same
+    bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails."""
+    if received.sha256 != expected_sha256:
+        raise ChecksumMismatch(errors={"X-Content-SHA256": [f"The bytes received hash to {received.sha256}."]})
+    photo_id = valid_uuid(photo_id)
+    permit = get_visible_permit(user, meta["permit_id"])
+    existing = existing_photo(user, photo_id)
+    if existing is not None:
+        return _replay(existing, permit, received)
+    derived = imaging.derive(received.path, received.head, max_pixels=current_app.config["MAX_IMAGE_PIXELS"],
+                             work_dir=temp_dir(), default_tz=_site_zone())
+    try:
+        photo = _new_photo(user, photo_id, permit, meta, received, derived)
+        try:
+            with db.session.begin_nested():
+                db.session.add(photo)
+        except IntegrityError:
+            raise Conflict("Another upload of this photo id is being saved; send it again.") from None
+        written = _store(photo, received, derived)
+        try:
+            audit.record("photo.create", "photo", photo.id,
+                         {"sha256": photo.sha256, "bytes": photo.bytes, "content_type": photo.content_type,
+                          "parent_type": photo.parent_type, "parent_id": photo.parent_id,
+                          "location_source": photo.location_source}, permit_id=permit.id)
+            db.session.flush()
+        except BaseException:
+            discard_blobs(written)
+            raise
+    finally:
+        derived.cleanup()
+    return photo, True
