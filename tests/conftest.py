@@ -95,6 +95,32 @@ def is_postgres(database_url):
     return database_url.startswith("postgresql")
 
 
+S3_TEST_BUCKET = "inspect-test"
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint():
+    """A real S3 endpoint over HTTP: moto's standalone server on 127.0.0.1 with one bucket
+    (`S3_TEST_BUCKET`); tests keep apart by using their own key prefix."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+    patch = pytest.MonkeyPatch()
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
+                        "AWS_CONFIG_FILE": "/dev/null"}.items():
+        patch.setenv(name, value)
+    patch.delenv("AWS_SESSION_TOKEN", raising=False)
+    patch.delenv("AWS_PROFILE", raising=False)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=S3_TEST_BUCKET)
+    yield endpoint
+    server.stop()
+    patch.undo()
+
+
 @pytest.fixture
 def shared_data():
     folder = SHARED_DATA / "real-exif"

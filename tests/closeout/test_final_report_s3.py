@@ -7,31 +7,10 @@ import pytest
 
 from inspect_api import config as app_config
 
+from ..conftest import S3_TEST_BUCKET as BUCKET
 from .conftest import pdf_bytes
 
 pytestmark = pytest.mark.s3
-BUCKET = "inspect-closeout"
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    import boto3
-    from moto.server import ThreadedMotoServer
-    patch = pytest.MonkeyPatch()
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-                        "AWS_CONFIG_FILE": "/dev/null"}.items():
-        patch.setenv(name, value)
-    patch.delenv("AWS_SESSION_TOKEN", raising=False)
-    patch.delenv("AWS_PROFILE", raising=False)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=BUCKET)
-    yield endpoint
-    server.stop()
-    patch.undo()
 
 
 @pytest.fixture

@@ -10,28 +10,7 @@ import pytest
 from inspect_api.config import TestConfig
 from inspect_api.storage import LocalBlobStore, get_storage
 
-BUCKET = "inspect-photos"
-
-
-@pytest.fixture(scope="session")
-def moto_endpoint():
-    from moto.server import ThreadedMotoServer
-    import boto3
-    patch = pytest.MonkeyPatch()
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
-                        "AWS_CONFIG_FILE": "/dev/null"}.items():
-        patch.setenv(name, value)
-    patch.delenv("AWS_SESSION_TOKEN", raising=False)
-    patch.delenv("AWS_PROFILE", raising=False)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=BUCKET)
-    yield endpoint
-    server.stop()
-    patch.undo()
+from ..conftest import S3_TEST_BUCKET as BUCKET
 
 
 @pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.s3)])
