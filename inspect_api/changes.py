@@ -66,9 +66,15 @@ def _permit_of(obj: Any) -> str | None:
 @event.listens_for(Session, "after_flush")
 def _collect(session: Session, _flush_context) -> None:
     pending: dict = session.info.setdefault(_PENDING, {})
-    for obj in list(session.new) + list(session.dirty):
+    # session.new and session.dirty build a fresh set on every access: read each once (testing
+    # `obj in session.new` per object made a flush of n records cost n^2).
+    for obj in session.new:
         entity = tracked_entity(obj)
-        if entity and (obj in session.new or session.is_modified(obj, include_collections=False)):
+        if entity:
+            pending[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
+    for obj in session.dirty:
+        entity = tracked_entity(obj)
+        if entity and session.is_modified(obj, include_collections=False):
             pending[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
     for obj in session.deleted:
         entity = tracked_entity(obj)
@@ -83,11 +89,22 @@ def touch(obj: Any) -> None:
         db.session.info.setdefault(_PENDING, {})[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
 
 
+def _chunks(items: list, size: int = 500):
+    # Bounded IN lists: one commit may touch more records than SQLite allows bound parameters.
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
 @event.listens_for(Session, "before_commit")
 def _assign_sequence(session: Session) -> None:
-    pending: dict = session.info.get(_PENDING) or {}
-    if not pending:
+    # SQLAlchemy also fires before_commit when a SAVEPOINT is released. Numbering there would take
+    # the counter's row lock at the first released savepoint (a sync push releases one per
+    # mutation) and hold it, blocking every other writer, for the rest of the request; wait for
+    # the real COMMIT instead. What the savepoints left behind is re-read then.
+    if session.in_nested_transaction():
         return
+    # Flush first: what only COMMIT's own flush would write is collected by _collect only then, and
+    # must be numbered in this transaction (a session dropped after it would lose it for good).
     session.flush()
     pending = session.info.pop(_PENDING, {}) or {}
     if not pending:
@@ -101,7 +118,8 @@ def _assign_sequence(session: Session) -> None:
         deleted_col = getattr(model, "deleted_at", None)
         if deleted_col is not None:
             cols.append(deleted_col)
-        found = {str(row[0]): row for row in session.execute(select(*cols).where(model.id.in_(ids)))}
+        found = {str(row[0]): row for chunk in _chunks(ids)
+                 for row in session.execute(select(*cols).where(model.id.in_(chunk)))}
         for record_id in ids:
             row = found.get(record_id)
             if row is None or (deleted_col is not None and row[2] is not None):
@@ -109,10 +127,10 @@ def _assign_sequence(session: Session) -> None:
             else:
                 state[(model.__sync_entity__, record_id)] = ("upsert", row[1])
     known = {
-        (e, r) for e, r in session.execute(
+        (e, r) for chunk in _chunks(list(state)) for e, r in session.execute(
             select(SyncChange.entity, SyncChange.record_id).where(
-                sa.tuple_(SyncChange.entity, SyncChange.record_id).in_(list(state))))
-    } if state else set()
+                sa.tuple_(SyncChange.entity, SyncChange.record_id).in_(chunk)))
+    }
     # A record created and removed inside one transaction (or a rolled-back savepoint) never existed
     # for any device: no tombstone for it.
     items = [(key, val) for key, val in state.items() if not (val[0] == "delete" and key not in known)]
@@ -123,16 +141,16 @@ def _assign_sequence(session: Session) -> None:
         .values(value=SyncCounter.value + len(items)).returning(SyncCounter.value)
     ).scalar_one()
     now = utcnow()
-    seq = top - len(items)
-    for (entity, record_id), (op, version) in items:
-        seq += 1
-        permit_id = pending[(entity, record_id)][1]
-        values = {"seq": seq, "op": op, "version": version or 0, "changed_at": now, "permit_id": permit_id}
-        if (entity, record_id) in known:
-            session.execute(update(SyncChange).where(SyncChange.entity == entity,
-                                                     SyncChange.record_id == record_id).values(**values))
-        else:
-            session.execute(sa.insert(SyncChange).values(entity=entity, record_id=record_id, **values))
+    moved, new = [], []
+    for seq, ((entity, record_id), (op, version)) in enumerate(items, start=top - len(items) + 1):
+        values = {"entity": entity, "record_id": record_id, "seq": seq, "op": op, "version": version or 0,
+                  "changed_at": now, "permit_id": pending[(entity, record_id)][1]}
+        (moved if (entity, record_id) in known else new).append(values)
+    # One executemany each (an UPDATE by primary key, an INSERT), not one statement per record.
+    if moved:
+        session.execute(update(SyncChange), moved)
+    if new:
+        session.execute(sa.insert(SyncChange), new)
 
 
 @event.listens_for(Session, "after_rollback")

@@ -1,0 +1,1 @@
+"""Offline sync: idempotent push, cursor pull with tombstones, surfaced conflicts, the device registry."""

@@ -1,0 +1,111 @@
+"""Conflicts surfaced, never settled silently: each is kept with both versions and the differing
+fields until its author or a supervisor resolves it (keep the server's, take the device's, merge).
+
+A resolution that changes the record goes through the entity's own update service with the server
+version the resolver decided on, so a record that moved again meanwhile answers 409
+version_conflict instead of being overwritten.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError
+from sqlalchemy import Select, select
+
+from .. import audit
+from ..db import utcnow
+from ..errors import ApiError, Conflict, NotFound, ValidationFailed
+from ..extensions import db
+from ..records import check_version, expected_version
+from . import registry, rules
+from .models import SyncConflict
+
+FILTERS = ("status", "entity", "record_id", "permit_id")
+
+
+def visible_conflicts(user) -> Select:
+    """Supervisors see every conflict; inspectors and applicants the ones their own pushes raised."""
+    query = select(SyncConflict)
+    if user.role == "supervisor":
+        return query
+    return query.where(SyncConflict.user_id == user.id)
+
+
+def list_conflicts(user, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    query = visible_conflicts(user)
+    for name in FILTERS:
+        if filters.get(name):
+            query = query.where(getattr(SyncConflict, name) == filters[name])
+    return [conflict_view(c) for c in db.session.scalars(query.order_by(SyncConflict.created_at.desc(),
+                                                                         SyncConflict.id))]
+
+
+def get_conflict(user, conflict_id: str) -> SyncConflict:
+    conflict = db.session.scalar(visible_conflicts(user).where(SyncConflict.id == str(conflict_id)))
+    if conflict is None:
+        raise NotFound("No such conflict.")
+    return conflict
+
+
+def conflict_view(conflict: SyncConflict, record: dict[str, Any] | None = None) -> dict[str, Any]:
+    view = {key: getattr(conflict, key) for key in (
+        "id", "entity", "record_id", "permit_id", "op", "mutation_id", "device_id", "user_id", "fields", "status",
+        "resolution", "resolved_by", "resolved_at", "resolved_version", "created_at")}
+    view["device_version"] = {"base_version": conflict.base_version, "data": conflict.device_data}
+    view["server_version"] = {"version": conflict.server_version, "data": conflict.server_record}
+    if record is not None:
+        view["record"] = record
+    return view
+
+
+def _changes(conflict: SyncConflict, body: dict[str, Any]) -> dict[str, Any]:
+    if body["resolution"] == "take_device":
+        return rules.update_payload(rules.take_device_changes(conflict.device_data, conflict.fields))
+    data = body.get("data")
+    if not data:
+        raise ValidationFailed("A merge needs the merged fields in `data`.", errors={"data": ["Required for merge."]})
+    return rules.update_payload(data)
+
+
+def _apply(user, adapter: registry.EntityAdapter, conflict: SyncConflict, body: dict[str, Any], expected: int | None):
+    record = adapter.get(user, conflict.record_id)
+    check_version(record, expected, adapter.dump)
+    if conflict.op == "delete" and body["resolution"] == "take_device":
+        if adapter.delete is None:
+            raise ApiError("This record cannot be deleted.", error="delete_not_allowed", code=405)
+        adapter.delete(user, record, expected)
+        return record
+    changes = _changes(conflict, body)
+    if not changes:
+        return record
+    if adapter.update is None or adapter.update_schema is None:
+        raise ApiError("This record cannot be changed from a device.", error="not_pushable", code=405)
+    try:
+        data = adapter.update_schema.load(changes)
+    except ValidationError as exc:
+        raise ValidationFailed(errors=exc.messages if isinstance(exc.messages, dict) else {"data": exc.messages}) \
+            from None
+    return adapter.update(user, record, data, expected)
+
+
+def resolve_conflict(user, conflict: SyncConflict, body: dict[str, Any]) -> dict[str, Any]:
+    if conflict.status == "resolved":
+        raise Conflict(f"This conflict was already resolved ({conflict.resolution}).", error="conflict_resolved")
+    adapter = registry.get(conflict.entity)
+    if adapter is None:
+        raise ApiError("This kind of record is no longer synced.", error="not_pushable", code=405)
+    expected = expected_version(body, required=False)
+    if expected is None:
+        expected = conflict.server_version
+    if body["resolution"] == "keep_server":
+        record = db.session.get(adapter.model, conflict.record_id)
+    else:
+        record = _apply(user, adapter, conflict, body, expected)
+    conflict.status, conflict.resolution = "resolved", body["resolution"]
+    conflict.resolved_by, conflict.resolved_at = user.id, utcnow()
+    conflict.resolved_version = getattr(record, "version", None)
+    db.session.flush()
+    audit.record("sync.conflict.resolve", conflict.entity, conflict.record_id,
+                 {"conflict_id": conflict.id, "resolution": conflict.resolution, "version": conflict.resolved_version},
+                 actor=user, permit_id=conflict.permit_id)
+    return conflict_view(conflict, adapter.dump(record) if record is not None else None)

@@ -1,0 +1,68 @@
+"""Rendering a pull page as JSON text.
+
+An upsert's data is its snapshot (sync_snapshots) when the snapshot was taken at the same feed
+number, spliced in as stored; otherwise the record is loaded (one query per entity for the page)
+and dumped live. Either way the domain's own visible_<plural> decides first whether the caller may
+see it; one it may not see (an applicant and a draft inspection) is left out. A delete carries no data.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from sqlalchemy import select
+
+from ..extensions import db
+from . import registry
+from .models import SyncSnapshot
+from .snapshots import to_json
+
+S = SyncSnapshot
+
+
+def _visible_snapshots(user, adapter: registry.EntityAdapter, ids: list[str]) -> dict[str, tuple[int, str]]:
+    """Snapshots of the records among `ids` the caller may see (the domain's visible_<plural>
+    decides, as a subquery), one query per chunk of ids."""
+    found = {}
+    for start in range(0, len(ids), registry.IN_CHUNK):
+        chunk = ids[start:start + registry.IN_CHUNK]
+        visible = adapter.visible(user).with_only_columns(adapter.model.id).where(adapter.model.id.in_(chunk))
+        query = select(S.record_id, S.seq, S.data).where(S.entity == adapter.entity, S.record_id.in_(visible))
+        found.update({row.record_id: (row.seq, row.data) for row in db.session.execute(query)})
+    return found
+
+
+def _data(user, entity: str, wanted: dict[str, tuple[int, int]]) -> dict[str, tuple[int, str]]:
+    """record id -> (version, data as JSON text) for the records of `entity` the caller may see."""
+    adapter = registry.get(entity)
+    out, live = {}, []
+    snaps = _visible_snapshots(user, adapter, list(wanted))
+    for record_id, (version, seq) in wanted.items():
+        snap = snaps.get(record_id)
+        if snap is not None and snap[0] == seq:
+            out[record_id] = (version, snap[1])
+        else:  # no snapshot for this number, or one the caller may not see: the domain decides again
+            live.append(record_id)
+    for record_id, record in adapter.load_visible(user, live).items():
+        out[record_id] = (record.version, to_json(adapter.dump(record)))
+    return out
+
+
+def render(user, entries: Iterable[tuple], cursor: str, has_more: bool) -> str:
+    entries = list(entries)
+    wanted: dict[str, dict[str, Any]] = {}
+    for entity, record_id, op, version, seq in entries:
+        if op == "upsert":
+            wanted.setdefault(entity, {})[record_id] = (version, seq)
+    data = {entity: _data(user, entity, ids) for entity, ids in wanted.items()}
+    parts = []
+    for entity, record_id, op, version, _seq in entries:
+        head = f'{{"entity":{json.dumps(entity)},"id":{json.dumps(record_id)},"op":"{op}","version":'
+        if op == "delete":
+            parts.append(f'{head}{int(version)},"data":null}}')
+            continue
+        found = data[entity].get(record_id)
+        if found is not None:  # gone since, or not for this caller: a later feed row says what became of it
+            parts.append(f'{head}{int(found[0])},"data":{found[1]}}}')
+    return (f'{{"changes":[{",".join(parts)}],"cursor":{json.dumps(cursor)},'
+            f'"has_more":{"true" if has_more else "false"}}}')
