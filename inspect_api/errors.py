@@ -10,6 +10,7 @@ from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, jsonify
+from sqlalchemy.exc import DataError
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,13 @@ def register_error_handlers(app: Flask) -> None:
         if code == 405 and exc.get_response().headers.get("Allow"):
             response.headers["Allow"] = exc.get_response().headers["Allow"]
         return response
+
+    @app.errorhandler(OverflowError)
+    @app.errorhandler(DataError)
+    def _out_of_range(exc: Exception):
+        # A number (or text) the database cannot hold came from the request: a client error, not a crash.
+        log.info("value out of range for the database: %s", exc)
+        return error_response(422, "A value is out of range.", "validation_error")
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

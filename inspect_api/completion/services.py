@@ -52,18 +52,27 @@ def _photo_model():
     return getattr(models, "Photo", None)
 
 
-def _uploaded_photos(photo_ids: list[str]) -> dict[str, Any]:
+def _uploaded_photos(photo_ids: list[str], permit_id: str) -> dict[str, Any]:
+    """The referenced photos that have arrived for this permit (a photo of any other permit never
+    counts for it: it stays pending, exactly like an id nobody has uploaded)."""
     photo = _photo_model()
     if photo is None or not photo_ids:
         return {}
-    return {p.id: p for p in db.session.scalars(select(photo).where(photo.id.in_(photo_ids)))}
+    query = select(photo).where(photo.id.in_(photo_ids), photo.permit_id == permit_id)
+    return {p.id: p for p in db.session.scalars(query)}
 
 
-def _check_photos(permit_id: str, photo_ids: list[str]) -> None:
-    """A referenced photo may still be on its way (pending); one already uploaded must be of this permit."""
-    foreign = [pid for pid, p in _uploaded_photos(photo_ids).items() if getattr(p, "permit_id", permit_id) != permit_id]
+def _check_photos(user, permit_id: str, photo_ids: list[str]) -> None:
+    """A referenced photo may still be on its way (pending). One the caller can see on another permit
+    is a mistake worth saying; one on a permit they cannot see answers like an unknown id, so the
+    check reveals nothing about other people's records."""
+    photo = _photo_model()
+    if photo is None or not photo_ids:
+        return
+    foreign = list(db.session.scalars(select(photo.id).where(
+        photo.id.in_(photo_ids), photo.permit_id != permit_id, photo.permit_id.in_(visible_permit_ids(user)))))
     if foreign:
-        raise ValidationFailed("Some photos belong to another permit.", errors={"photo_ids": foreign})
+        raise ValidationFailed("Some photos belong to another permit.", errors={"photo_ids": sorted(foreign)})
 
 
 def _check_content(notice_like: dict[str, Any]) -> None:
@@ -89,7 +98,7 @@ def create_completion_notice(user, data: dict[str, Any]) -> tuple[CompletionNoti
         raise Conflict("This permit already has a completion notice; edit that one.", error="notice_exists",
                        errors={"existing_id": other})
     _check_content({"statement": statement, "photo_ids": photo_ids})
-    _check_photos(permit.id, photo_ids)
+    _check_photos(user, permit.id, photo_ids)
     notice = CompletionNotice(
         id=str(data["id"]) if data.get("id") else None, permit_id=permit.id, statement=statement,
         photo_ids=photo_ids, completed_on=data.get("completed_on"), status="submitted", submitted_at=utcnow(),
@@ -115,7 +124,7 @@ def update_completion_notice(user, record: CompletionNotice, data: dict[str, Any
         changes["photo_ids"] = _photo_ids(data["photo_ids"])
     after = {**before, **changes}
     _check_content(after)
-    _check_photos(record.permit_id, after["photo_ids"])
+    _check_photos(user, record.permit_id, after["photo_ids"])
     for key, value in changes.items():
         setattr(record, key, value)
     if record.status == "returned":
@@ -139,7 +148,7 @@ def _content(record: CompletionNotice) -> dict[str, Any]:
 
 
 def notice_view(record: CompletionNotice) -> dict[str, Any]:
-    uploaded = _uploaded_photos(list(record.photo_ids or []))
+    uploaded = _uploaded_photos(list(record.photo_ids or []), record.permit_id)
     return {
         "id": record.id, "permit_id": record.permit_id, "status": record.status, "statement": record.statement,
         "photo_ids": list(record.photo_ids or []),

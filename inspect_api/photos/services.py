@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import current_app
+import sqlalchemy as sa
 from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 
@@ -19,6 +20,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
+from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import valid_uuid
@@ -37,8 +39,16 @@ API = "/api/v1"
 
 # -- queries ---------------------------------------------------------------------------------------
 def visible_photos(user) -> Select:
-    """Photos of the permits `user` may see (applicants: their own permits only)."""
-    return select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)))
+    """Photos of the permits `user` may see (applicants: their own permits only). A photo belongs
+    with its record: one taken for an inspection the caller may not see (an applicant and a draft,
+    or an inspection not yet synced) stays hidden with it."""
+    query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)))
+    if user.role == "applicant":
+        from ..inspections.services import visible_inspections
+        seen = visible_inspections(user).with_only_columns(Inspection.id)
+        query = query.where(sa.or_(Photo.parent_type.is_(None), Photo.parent_type != "inspection",
+                                   Photo.parent_id.in_(seen)))
+    return query
 
 
 def get_photo(user, photo_id: str) -> Photo:

@@ -6,6 +6,8 @@ refresh and access tokens stop working, and refuses its pushes and pulls from th
 """
 from __future__ import annotations
 
+from flask_jwt_extended import get_jwt
+
 from typing import Any
 
 import sqlalchemy as sa
@@ -62,7 +64,13 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
         raise Forbidden("This device was revoked; ask a supervisor, or sign in on another device.",
                         error="device_revoked")
     now = utcnow()
-    device.user_id = user.id  # tablets are shared: the device belongs to whoever synced last
+    if device.user_id != user.id:
+        # Tablets are shared, so a device follows whoever signed in ON it (their token carries its
+        # id); a request merely naming another account's device id must not take it over.
+        if (get_jwt() or {}).get("device") != device_id:
+            raise Forbidden("This device id is registered to another account; sign in on the device itself.",
+                            error="device_in_use")
+        device.user_id = user.id
     if device.name is None and not fresh:
         device.name = _session_device_name(device_id)  # no query: the token check loaded the session
     if app_version:

@@ -147,19 +147,23 @@ def test_review_accept_and_return(factory, client, closeout):
 def test_uploaded_photo_shows_as_uploaded_and_must_be_of_the_permit(factory, client, closeout):
     from inspect_api.photos.models import Photo
     applicant, headers = factory.as_role("applicant")
-    permit, other = closeout.permit("admin", applicant=applicant), closeout.permit("admin")
+    permit, other = closeout.permit("admin", applicant=applicant), closeout.permit("admin", applicant=applicant)
+    strangers = closeout.permit("admin")
     photos = []
-    for owner in (permit, other):
+    for owner in (permit, other, strangers):
         photo = Photo(permit_id=owner.id, sha256="a" * 64, content_type="image/jpeg", bytes=10, width=1, height=1,
                       original_key="k", display_key="k", small_key="k")
         db.session.add(photo)
         photos.append(photo)
     db.session.commit()
+    # A photo of the applicant's other permit is a mistake worth naming ...
     r = closeout.notice(permit, headers, photo_ids=[photos[1].id])
     assert r.status_code == 422 and r.get_json()["errors"]["photo_ids"] == [photos[1].id]
-    r = closeout.notice(permit, headers, photo_ids=[photos[0].id, PHOTO])
+    # ... one of a stranger's permit answers exactly like an id nobody uploaded: pending.
+    r = closeout.notice(permit, headers, photo_ids=[photos[0].id, photos[2].id, PHOTO])
     assert r.status_code == 201
-    assert r.get_json()["photos"] == [{"id": photos[0].id, "status": "uploaded"}, {"id": PHOTO, "status": "pending"}]
+    assert r.get_json()["photos"] == [{"id": photos[0].id, "status": "uploaded"},
+                                      {"id": photos[2].id, "status": "pending"}, {"id": PHOTO, "status": "pending"}]
 
 
 def test_two_devices_filing_at_once_get_one_notice(factory, closeout, live_server):
