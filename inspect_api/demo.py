@@ -233,7 +233,9 @@ def demo(host: str, port: int, password: str | None) -> None:
     click.echo("Logins:")
     for role in ROLES:
         click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {ctx.passwords[role]}")
-    app.run(host=host, port=port, debug=False, use_reloader=False)
+    # Serve with werkzeug directly: Flask ignores app.run() inside its own CLI. Production uses gunicorn.
+    from werkzeug.serving import run_simple
+    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
 
 
 commands = [demo]
