@@ -17,10 +17,9 @@ import pytest
 
 from inspect_api import config as app_config
 from inspect_api import create_app
-from inspect_api.extensions import db
 
 from .authorization_world import TUS, World, small_jpeg, small_pdf
-from .conftest import _empty_tables
+from .conftest import fresh_app
 from .factories import Factory
 
 API = "/api/v1"
@@ -160,15 +159,8 @@ def sweep_app(_schema, tmp_path_factory):
     config = app_config.TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=(folder / "blobs").as_uri(),
                                    UPLOAD_TEMP_DIR=str(folder / "upload-tmp"),
                                    JWT_ACCESS_TOKEN_EXPIRES=timedelta(hours=2))
-    app = create_app(config)
-    with app.app_context():
-        _empty_tables()
-        from inspect_api.seed import run_all
-        run_all()
-        db.session.commit()
+    with fresh_app(config) as app:
         yield app
-        db.session.remove()
-        db.engine.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,9 @@ def config(_schema, tmp_path):
     return TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=(tmp_path / "blobs").as_uri())
 
 
-@pytest.fixture
-def app(config):
+@contextmanager
+def fresh_app(config):
+    """An app on empty tables plus reference data, inside its app context."""
     app = create_app(config)
     with app.app_context():
         _empty_tables()
@@ -78,6 +80,12 @@ def app(config):
         yield app
         db.session.remove()
         db.engine.dispose()
+
+
+@pytest.fixture
+def app(config):
+    with fresh_app(config) as app:
+        yield app
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import Select, select
 
 from .. import audit

@@ -1,7 +1,6 @@
 """The app shell: installable, precached by the service worker, opens offline."""
 from __future__ import annotations
 
-import json
 
 from .helpers import Network, release_db, sign_in, wait_for_service_worker
 
