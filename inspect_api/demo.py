@@ -52,7 +52,7 @@ def build_demo_data(passwords: dict[str, str] | None = None, today: date | None 
     """Fill an empty schema with the demo data (no serving); used by the command and its test."""
     from . import seed
     from .extensions import db
-    from .permits.dates import local_today
+    from .clock import today as local_today
     seed.run_all()
     ctx = DemoContext(passwords=passwords or {role: secrets.token_urlsafe(9) for role in ROLES},
                       today=today or local_today())

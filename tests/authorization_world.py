@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 from PIL import Image
 
 from inspect_api.checklists.defaults import DEFAULT_ITEMS
-from inspect_api.enforcement import clock
+from inspect_api import clock
 from inspect_api.extensions import db
 from inspect_api.permits import services as permit_services
 from inspect_api.photos.tus import encode_metadata

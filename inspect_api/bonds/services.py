@@ -18,7 +18,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
-from ..permits.dates import local_today
+from ..clock import today as local_today
 from ..permits.models import PermitPhase
 from ..records import check_version, existing_for_create
 from . import rules

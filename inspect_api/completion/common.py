@@ -8,18 +8,18 @@ from typing import Any
 from .. import audit
 from ..db import utcnow
 from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
-from ..permits import dates
+from .. import clock
 from ..permits.access import get_visible_permit
 from . import rules
 
 
 def local_today() -> date:
     """Deadlines are calendar days in Fairhaven, not in UTC."""
-    return dates.local_today()
+    return clock.today()
 
 
 def local_date(moment: datetime | None) -> date | None:
-    return dates.local_date(moment) if moment is not None else None
+    return clock.local_date(moment) if moment is not None else None
 
 
 def as_utc(moment: datetime | None) -> datetime | None:

@@ -6,7 +6,8 @@ import json
 import click
 from flask.cli import with_appcontext
 
-from . import clock, deadlines as view
+from .. import clock
+from . import deadlines as view
 from .schemas import DeadlineSchema
 
 

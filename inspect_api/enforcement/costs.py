@@ -18,7 +18,8 @@ from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, Validatio
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from ..records import bump, check_version, existing_for_create
-from . import clock, rules
+from .. import clock
+from . import rules
 from .models import CostItem, CostPayment, CostRecovery
 from .services import change_status, get_order, require_supervisor
 

@@ -14,7 +14,8 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..permits.models import Permit
-from . import clock, rules
+from .. import clock
+from . import rules
 from .models import CostRecovery, Order
 
 DEFAULT_DAYS_AHEAD = 7

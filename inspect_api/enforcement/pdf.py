@@ -15,7 +15,8 @@ from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.platypus import ListFlowable, ListItem, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from . import clock, rules
+from .. import clock
+from . import rules
 
 TOWN = "Town of Fairhaven, Massachusetts"
 AUTHORITY = "Stormwater Authority"

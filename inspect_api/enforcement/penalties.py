@@ -18,7 +18,8 @@ from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import PermitCondition
 from ..records import bump, check_version, existing_for_create
-from . import clock, rules
+from .. import clock
+from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
 from .penalty_schemas import CitationSchema, FineScheduleSchema, ViolationSchema

@@ -7,7 +7,8 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
 from ..records import expected_version
-from . import clock, deadlines, services
+from .. import clock
+from . import deadlines, services
 from .cost_routes import blp as cost_blp
 from .pdf import order_pdf
 from .penalty_routes import blp as penalty_blp

@@ -9,7 +9,8 @@ from decimal import Decimal, InvalidOperation
 
 from marshmallow import Schema, fields, validate
 
-from . import clock, rules
+from .. import clock
+from . import rules
 
 NOTE = validate.Length(max=8000)
 SHORT_TEXT = validate.Length(min=1, max=300)

@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta
 from ..db import new_id
 from ..demo import DemoContext, demo_step
 from ..permits.access import is_assigned
-from ..permits.dates import town_zone
+from ..clock import town_zone
 from .schemas import EntryAuthorizationCreateSchema
 from .services import create_entry_authorization
 

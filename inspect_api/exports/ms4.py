@@ -18,7 +18,7 @@ from ..db import utcnow
 from ..errors import ValidationFailed
 from ..extensions import db
 from ..permits.access import visible_permit_ids
-from ..permits.dates import local_date
+from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
 from . import rules
 from .services import live_clause, within_days, optional_model

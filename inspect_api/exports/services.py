@@ -16,7 +16,7 @@ from sqlalchemy import select
 from ..auth.models import User
 from ..extensions import db
 from ..permits.access import visible_permit_ids
-from ..permits.dates import town_zone
+from ..clock import town_zone
 from ..permits.models import Permit
 from . import rules
 

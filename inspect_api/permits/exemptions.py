@@ -19,7 +19,7 @@ from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version, existing_for_create
 from . import rules
-from .dates import local_today
+from ..clock import today as local_today
 from .models import Permit, PermitDocument, PermitExemption
 from .schemas import ExemptionSchema
 from .services import recompute_determination

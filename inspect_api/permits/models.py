@@ -199,5 +199,5 @@ class PermitExemption(RecordMixin, db.Model):
 
     @property
     def stands(self) -> bool:
-        from .dates import local_today
+        from ..clock import today as local_today
         return self.stands_on(local_today())

@@ -23,7 +23,7 @@ from ..db import new_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version, existing_for_create
-from .dates import local_today
+from ..clock import today as local_today
 from .models import Permit, PermitCondition, PermitDocument, PermitPhase
 from .schemas import PermitConditionSchema, PermitDocumentSchema, PermitPhaseSchema
 

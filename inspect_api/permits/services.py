@@ -26,7 +26,7 @@ from ..extensions import db
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .access import assigned_permit_ids, get_visible_permit, visible_permits
-from .dates import local_today
+from ..clock import today as local_today
 from .models import Assignment, Permit
 from .numbering import assign_number
 from .schemas import PermitSchema

@@ -22,7 +22,7 @@ from ..errors import Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
 from . import rules
-from .dates import local_today
+from ..clock import today as local_today
 from .models import Permit, PermitEvent
 from .numbering import assign_number
 from .services import dump_permit, refresh_determination

@@ -4,11 +4,11 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 
 from ..auth.models import User
+from ..clock import TOWN_TZ
 from ..checklists.services import find_template
 from ..db import utcnow
 from ..errors import NotFound
@@ -26,7 +26,6 @@ from . import pdf
 from .timeline import permit_timeline
 
 log = logging.getLogger(__name__)
-TOWN_TZ = ZoneInfo("America/New_York")
 
 
 def timeline(user, permit_id: str) -> list[dict[str, Any]]:

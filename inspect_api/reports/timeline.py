@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from datetime import date, datetime, time
 from typing import Any, Iterable
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
 from ..audit import AuditEntry
 from ..auth.models import User
+from ..clock import TOWN_TZ
 from ..entry.models import EntryAuthorization
 from ..entry.services import visible_entry_authorizations
 from ..extensions import db
@@ -26,7 +26,6 @@ from ..permits.models import Permit, PermitEvent
 from ..sampling.models import Sample
 from ..sampling.services import visible_samples
 
-TOWN_TZ = ZoneInfo("America/New_York")
 
 
 def _event(at: datetime, kind: str, record_type: str, record_id: str, summary: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from inspect_api.extensions import db
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 from inspect_api.permits.models import PermitPhase
 
 ADMIN_AREA = 12_000   # R-A2: administrative review, closes with a completion notice

@@ -7,7 +7,7 @@ import pytest
 
 from inspect_api.bonds import rules
 from inspect_api.bonds.services import bond_phases_awaiting_release
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 
 
 def _bond(client, sup, permit, phases=(), **overrides):

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 from inspect_api.completion.reports import final_reports_due
 from inspect_api.completion.rules import final_report_due_on
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 
 from .conftest import pdf_bytes, png_bytes
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from inspect_api.enforcement import clock
+from inspect_api import clock
 from inspect_api.extensions import db
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from inspect_api.extensions import db
 from inspect_api.permits import services
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 from inspect_api.permits.models import PermitExemption
 
 from .conftest import assert_error

@@ -6,7 +6,7 @@ import threading
 from sqlalchemy import select
 
 from inspect_api.extensions import db
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 from inspect_api.numbering import NumberCounter
 from inspect_api.permits.models import Permit
 

@@ -1,7 +1,7 @@
 """Conditions (R-C3), phases, documents and inspector assignments."""
 from datetime import timedelta
 
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 
 from .conftest import assert_error
 

@@ -6,7 +6,7 @@ import pytest
 from inspect_api.errors import InvalidTransition
 from inspect_api.extensions import db
 from inspect_api.permits import rules, services
-from inspect_api.permits.dates import local_today
+from inspect_api.clock import today as local_today
 from inspect_api.permits.models import STATUSES
 
 from .conftest import assert_error
