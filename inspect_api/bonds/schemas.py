@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from ..schemas import RecordFieldsSchema
 from .rules import CENT, FORMS, RELEASE_KINDS
 
 MAX_MONEY = Decimal("999999999999.99")
@@ -99,8 +100,7 @@ class BondReleaseCreateSchema(Schema):
     note = fields.String(validate=validate.Length(max=5000), allow_none=True)
 
 
-class BondSchema(Schema):
-    id = fields.String()
+class BondSchema(RecordFieldsSchema):
     permit_id = fields.String()
     form = fields.String()
     form_description = fields.String(allow_none=True)
@@ -114,12 +114,6 @@ class BondSchema(Schema):
     notes = fields.String(allow_none=True)
     phases = fields.List(fields.Nested(BondPhaseShareSchema))
     releases = fields.List(fields.Nested(BondReleaseSchema))
-    version = fields.Integer()
-    created_at = fields.DateTime()
-    updated_at = fields.DateTime()
-    created_by = fields.String(allow_none=True)
-    device_id = fields.String(allow_none=True)
-    device_created_at = fields.DateTime(allow_none=True)
 
 
 class BondQuerySchema(Schema):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import RecordFieldsSchema
 from .rules import CONTROL_KINDS, DECISIONS, DOCUMENT_KINDS, NOTICE_STATUSES, REPORT_STATUSES
 
 _text = validate.Length(max=20_000)
@@ -23,18 +24,11 @@ class CloseoutReviewOutSchema(Schema):
     reviewed_by = fields.String()
 
 
-class _CloseoutRecordOut(Schema):
-    id = fields.String()
+class _CloseoutRecordOut(RecordFieldsSchema):
     permit_id = fields.String()
     status = fields.String()
     submitted_at = fields.DateTime(allow_none=True)
     review = fields.Nested(CloseoutReviewOutSchema, allow_none=True)
-    version = fields.Integer()
-    created_at = fields.DateTime()
-    updated_at = fields.DateTime()
-    created_by = fields.String(allow_none=True)
-    device_id = fields.String(allow_none=True)
-    device_created_at = fields.DateTime(allow_none=True)
 
 
 # -- completion notices (R-F1) -----------------------------------------------------------------------------

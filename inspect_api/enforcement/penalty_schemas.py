@@ -4,7 +4,8 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from . import rules
-from .schemas import Money, RecordFieldsSchema, NOTE, SHORT_TEXT
+from ..schemas import RecordFieldsSchema
+from .schemas import NOTE, SHORT_TEXT, Money
 
 _ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=200))
 

@@ -10,6 +10,7 @@ from decimal import Decimal, InvalidOperation
 from marshmallow import Schema, fields, validate
 
 from .. import clock
+from ..schemas import RecordFieldsSchema
 from . import rules
 
 NOTE = validate.Length(max=8000)
@@ -46,16 +47,6 @@ class Money(fields.Field):
         if not self.minimum <= amount <= self.maximum:
             raise self.make_error("range", minimum=self.minimum, maximum=self.maximum)
         return rules.money(amount)
-
-
-class RecordFieldsSchema(Schema):
-    id = fields.String(dump_only=True)
-    version = fields.Integer(dump_only=True)
-    created_at = fields.AwareDateTime(dump_only=True)
-    updated_at = fields.AwareDateTime(dump_only=True)
-    created_by = fields.String(dump_only=True, allow_none=True)
-    device_id = fields.String(dump_only=True, allow_none=True)
-    device_created_at = fields.AwareDateTime(dump_only=True, allow_none=True)
 
 
 # --- orders --------------------------------------------------------------------------------------
