@@ -113,6 +113,9 @@ class DeviceRevoke(MethodView):
         return devices.revoke_device(current_user, device_id)
 
 
+blp.cli.help = "Offline sync maintenance."
+
+
 @blp.cli.command("purge-tombstones")
 @click.option("--days", type=int, default=None, help="Keep tombstones this many days (default TOMBSTONE_RETENTION_DAYS).")
 def purge_tombstones_command(days: int | None) -> None:
