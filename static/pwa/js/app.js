@@ -21,6 +21,7 @@ import { completionScreen } from "./screens/completion.js";
 import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
+import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -58,6 +59,8 @@ function routes() {
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
   route("/review/:id", guarded(reviewDetailScreen, ["supervisor"]));
+  route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
+  route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
   route("/account", guarded(accountScreen));
   fallback(async (main) => mount(main, h("h1", "Not found"), h("p", h("a", { href: "#/" }, "Go to the start"))));

@@ -1,0 +1,97 @@
+"""A supervisor closes out permits from the app: the deadlines list, accepting a completion notice,
+the certificate of completion, a bond phase release and an order, each checked on the server."""
+from __future__ import annotations
+
+from inspect_api.extensions import db
+from inspect_api.permits.models import Permit
+from tests.closeout.conftest import Closeout
+
+from .conftest import TABLET_LANDSCAPE
+from .helpers import release_db, sign_in
+
+
+def _seed(factory, client):
+    closeout = Closeout(factory, client)
+    supervisor, sup = factory.as_role("supervisor")
+    applicant, app_headers = factory.as_role("applicant")
+    admin = closeout.permit("admin", status="work_complete", applicant=applicant)
+    notice = closeout.notice(admin, app_headers)
+    assert notice.status_code == 201, notice.get_json()
+    ldp = closeout.permit("permit", status="issued", applicant=applicant)
+    phase = closeout.phase(ldp, 1, in_compliance=True)
+    body = {"permit_id": ldp.id, "form": "surety_bond", "amount": "10000.00", "reference": "SB-2026-118",
+            "phases": [{"phase_id": phase.id, "amount": "3000.00"}]}
+    bond = client.post("/api/v1/bonds", json=body, headers=sup)
+    assert bond.status_code == 201, bond.get_json()
+    ids = (supervisor.email, sup, admin.id, notice.get_json()["id"], ldp.id, ldp.number, bond.get_json()["id"])
+    release_db()
+    return ids
+
+
+def test_supervisor_closes_out_permits(live_server, new_context, factory, client, screenshot):
+    email, sup, admin_id, notice_id, ldp_id, ldp_number, bond_id = _seed(factory, client)
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, email)
+    page.click("#nav a[href='#/deadlines']")
+    page.locator("h1:has-text('Deadlines')").wait_for()
+    row = page.locator(f"a.row[data-deadline='{bond_id}']")
+    row.wait_for()
+    assert "Bond phase to release" in row.inner_text() and ldp_number in row.inner_text()
+    page.locator(f"a.row[data-submission='{notice_id}']").wait_for()
+    screenshot(page, "supervisor-deadlines")
+
+    # The completion notice: returning needs reasons; accepting it lets the certificate close the permit.
+    page.click(f"a.row[data-submission='{notice_id}']")
+    card = page.locator(f"[data-closeout='{notice_id}']")
+    card.get_by_role("button", name="Return with reasons").click()
+    assert "Give the reasons" in card.inner_text()
+    card.get_by_role("button", name="Accept").click()
+    page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
+    page.get_by_role("button", name="Issue certificate of completion").click()
+    page.locator("a.button[data-certificate][href^='blob:']").wait_for()
+    screenshot(page, "supervisor-closeout-certificate")
+    certificate = client.get(f"/api/v1/permits/{admin_id}/certificate", headers=sup)
+    assert certificate.status_code == 200, certificate.get_json()
+    assert certificate.get_json()["number"].startswith("COC-")
+    assert db.session.get(Permit, admin_id).status == "closed"
+    release_db()
+
+    # The bond phase complete in compliance is released from the permit's panel.
+    page.goto(f"{live_server.url}/#/deadlines")
+    page.click(f"a.row[data-deadline='{bond_id}']")
+    bond = page.locator(f"[data-bond='{bond_id}']")
+    bond.get_by_role("button", name="Release phase 1").click()
+    page.locator(f"[data-bond='{bond_id}'] .chip.good:has-text('Released')").wait_for()
+    after = client.get(f"/api/v1/bonds/{bond_id}", headers=sup).get_json()
+    release_db()
+    assert after["released_amount"] == "3000.00" and after["status"] == "partially_released"
+
+    # Full release before a certificate: the server's reason is shown in plain words.
+    page.locator(f"[data-bond='{bond_id}']").get_by_role("button", name="Full release").click()
+    page.locator("main .banner.error").wait_for()
+    assert page.locator("main .banner.error").inner_text().strip() != ""
+
+    # An order: the form says what is missing, then the server numbers the order.
+    page.get_by_role("button", name="Issue order").click()
+    assert "Choose at least one kind" in page.inner_text("main")
+    page.get_by_label("Install or maintain controls").check()
+    page.get_by_label("Requirement").fill("Replace the silt fence along the north property line.")
+    page.get_by_role("button", name="Issue order").click()
+    page.locator("[data-order]").wait_for()
+    orders = client.get(f"/api/v1/orders?permit_id={ldp_id}", headers=sup).get_json()
+    release_db()
+    assert len(orders) == 1 and orders[0]["kinds"] == ["controls"]
+    assert orders[0]["requirements"][0]["text"] == "Replace the silt fence along the north property line."
+    assert orders[0]["number"] and orders[0]["number"] in page.inner_text("main")
+    screenshot(page, "supervisor-closeout-bond-order")
+
+
+def test_closeout_needs_a_connection(live_server, new_context, factory, client):
+    email, _sup, admin_id, *_ = _seed(factory, client)
+    context = new_context(TABLET_LANDSCAPE)
+    page = context.new_page()
+    sign_in(page, live_server.url, email)
+    context.set_offline(True)
+    page.evaluate(f"() => {{ location.hash = '#/closeout/{admin_id}'; }}")
+    page.locator("main .banner.warn:has-text('need a connection')").wait_for()
+    context.set_offline(False)
