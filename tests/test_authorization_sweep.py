@@ -30,19 +30,8 @@ from .authorization_sweep_support import (ADMIN_MANAGES, API, ITEM_ROUTES, LIST_
                                           PROTOCOL_HEADERS, ROUTES, UNAUTHENTICATED, assert_error, id_kind,
                                           stranger_url, sweep, sweep_app)
 
-# -- known defects: (check, method, path) -> reason; each stays visible as a strict xfail --------------
-# check is "auth", "applicant", "admin", "list" or "control". The sweep of this checkout found none here;
-# the defects it found beside the path parameters are in test_authorization_findings.py.
-KNOWN: dict[tuple[str, str, str], str] = {}
-
-
-def cases(routes, check: str):
-    out = []
-    for method, path, args in routes:
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN[(check, method, path)])] \
-            if (check, method, path) in KNOWN else []
-        out.append(pytest.param(method, path, args, id=f"{method} {path}", marks=marks))
-    return out
+def cases(routes):
+    return [pytest.param(method, path, args, id=f"{method} {path}") for method, path, args in routes]
 
 
 # -- 0. the sweep sees every route ---------------------------------------------------------------------
@@ -75,7 +64,7 @@ TOKENS = {"none": lambda: None, "garbage": lambda: "garbage.not-a.jwt", "forged"
 
 
 @pytest.mark.parametrize("token", list(TOKENS))
-@pytest.mark.parametrize("method, path, args", cases(ROUTES, "auth"))
+@pytest.mark.parametrize("method, path, args", cases(ROUTES))
 def test_route_needs_a_valid_token(sweep_app, method, path, args, token):
     response = _anonymous(sweep_app.test_client(), method, path, TOKENS[token]())
     body = assert_error(response, 401)
@@ -91,7 +80,7 @@ def _anonymous(client, method, path, token):
 
 
 # -- 2. object level: B's ids, called by A and by an admin ----------------------------------------------
-@pytest.mark.parametrize("method, path, args", cases(ITEM_ROUTES, "applicant"))
+@pytest.mark.parametrize("method, path, args", cases(ITEM_ROUTES))
 def test_applicant_gets_404_on_another_applicants_records(sweep, method, path, args):
     response = sweep.request("a", method, path, sweep.b_url(path))
     if response.status_code == 422:
@@ -109,7 +98,7 @@ def test_applicant_gets_404_on_another_applicants_records(sweep, method, path, a
 
 
 @pytest.mark.parametrize("method, path, args", cases(
-    [r for r in ITEM_ROUTES if not r[1].startswith(ADMIN_MANAGES)], "admin"))
+    [r for r in ITEM_ROUTES if not r[1].startswith(ADMIN_MANAGES)]))
 def test_admin_cannot_reach_record_content(sweep, method, path, args):
     response = sweep.request("admin", method, path, sweep.b_url(path))
     assert_error(response, (403, 404))
@@ -121,7 +110,7 @@ FILTERS = {"b-permit": "permit", "b-closed-permit": "closed_permit", "unfiltered
 
 @pytest.mark.parametrize("who", ["a", "admin"])
 @pytest.mark.parametrize("scope", list(FILTERS))
-@pytest.mark.parametrize("method, path, args", cases(LIST_ROUTES, "list"))
+@pytest.mark.parametrize("method, path, args", cases(LIST_ROUTES))
 def test_lists_show_no_ids_of_b(sweep, method, path, args, scope, who):
     filter_kind = FILTERS[scope]
     url = API + path + (f"?permit_id={sweep.world.ids[filter_kind]}" if filter_kind else "")
@@ -136,7 +125,7 @@ def test_lists_show_no_ids_of_b(sweep, method, path, args, scope, who):
 
 
 # -- controls: the ids are real, so the checks above cannot pass on an empty world ----------------------
-@pytest.mark.parametrize("method, path, args", cases([r for r in ITEM_ROUTES if r[0] in ("GET", "HEAD")], "control"))
+@pytest.mark.parametrize("method, path, args", cases([r for r in ITEM_ROUTES if r[0] in ("GET", "HEAD")]))
 def test_owner_or_staff_reach_every_record_the_sweep_uses(sweep, method, path, args):
     answers = {who: sweep.request(who, method, path, sweep.b_url(path)).status_code for who in ("b", "s", "admin")}
     assert any(code < 400 for code in answers.values()), f"nobody reaches {path} with B's ids: {answers}"
