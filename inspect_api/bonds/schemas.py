@@ -2,53 +2,24 @@
 in as a string or a JSON number with at most two decimal places; nothing is rounded silently."""
 from __future__ import annotations
 
-from decimal import Decimal
+from marshmallow import Schema, fields, validate
 
-from marshmallow import Schema, ValidationError, fields, validate
+from ..schemas import Money, RecordFieldsSchema
+from .rules import FORMS, RELEASE_KINDS
 
-from ..schemas import RecordFieldsSchema
-from .rules import CENT, FORMS, RELEASE_KINDS
-
-MAX_MONEY = Decimal("999999999999.99")
-
-
-class Money(fields.Decimal):
-    """US dollars and cents. In: "25000", "25000.50" or 25000.5; out: "25000.50"."""
-
-    def __init__(self, **kwargs) -> None:
-        metadata = {"type": "string", "format": "decimal", "example": "25000.00",
-                    "description": "US dollars as a decimal string (\"25000.00\"); requests may also send a JSON "
-                                   "number. At most two decimal places; nothing is rounded.",
-                    **kwargs.pop("metadata", {})}
-        super().__init__(as_string=True, allow_nan=False, metadata=metadata, **kwargs)
-
-    def _validated(self, value) -> Decimal:
-        number = super()._validated(value)
-        if number.as_tuple().exponent < -2 and number != number.quantize(CENT):
-            raise ValidationError("At most two decimal places (whole cents).")
-        if number <= 0:
-            raise ValidationError("Must be more than zero.")
-        if number > MAX_MONEY:
-            raise ValidationError("Too large.")
-        return number.quantize(CENT)
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        if value is None:
-            return None
-        return str(Decimal(value).quantize(CENT))
-
+POSITIVE = "0.01"  # a bond, a share or a release of nothing means nothing
 
 class BondPhaseShareInSchema(Schema):
     phase_id = fields.String(required=True, validate=validate.Length(min=1, max=36),
                              metadata={"description": "A phase of the bond's permit"})
-    amount = Money(required=True)
+    amount = Money(required=True, minimum=POSITIVE)
 
 
 class BondUpdateSchema(Schema):
     form = fields.String(validate=validate.OneOf(FORMS))
     form_description = fields.String(validate=validate.Length(max=200), allow_none=True,
                                      metadata={"description": "What the security is when the form is `other`"})
-    amount = Money()
+    amount = Money(minimum=POSITIVE)
     issuer = fields.String(validate=validate.Length(max=200), allow_none=True)
     reference = fields.String(validate=validate.Length(max=100), allow_none=True,
                               metadata={"description": "Bond, letter of credit or receipt number"})
@@ -64,7 +35,7 @@ class BondCreateSchema(BondUpdateSchema):
     id = fields.UUID(metadata={"description": "Client-made UUID; posting it again with the same data is idempotent"})
     permit_id = fields.String(required=True, validate=validate.Length(min=1, max=36))
     form = fields.String(required=True, validate=validate.OneOf(FORMS))
-    amount = Money(required=True)
+    amount = Money(required=True, minimum=POSITIVE)
     device_created_at = fields.AwareDateTime()
 
 
@@ -95,7 +66,7 @@ class BondReleaseCreateSchema(Schema):
                          metadata={"description": "`partial`: one phase's share, once that phase is complete in "
                                                   "compliance; `full`: the rest, after the certificate of completion"})
     phase_id = fields.String(validate=validate.Length(min=1, max=36), metadata={"description": "Required for partial"})
-    amount = Money(metadata={"description": "Default: the phase's share (partial) or the remainder (full)"})
+    amount = Money(minimum=POSITIVE, metadata={"description": "Default: the phase's share (partial) or the remainder (full)"})
     released_on = fields.Date(metadata={"description": "Default: today (Fairhaven); never in the future"})
     note = fields.String(validate=validate.Length(max=5000), allow_none=True)
 

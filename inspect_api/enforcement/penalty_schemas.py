@@ -5,7 +5,8 @@ from marshmallow import Schema, fields, validate
 
 from . import rules
 from ..schemas import RecordFieldsSchema
-from .schemas import NOTE, SHORT_TEXT, Money
+from ..schemas import Money
+from .schemas import NOTE, SHORT_TEXT
 
 _ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=200))
 

@@ -5,48 +5,14 @@ loses a cent to binary rounding. Input may be a string or a number with at most 
 """
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from marshmallow import Schema, fields, validate
 
 from .. import clock
-from ..schemas import RecordFieldsSchema
+from ..schemas import Money, RecordFieldsSchema
 from . import rules
 
 NOTE = validate.Length(max=8000)
 SHORT_TEXT = validate.Length(min=1, max=300)
-
-
-class Money(fields.Field):
-    """US dollars as a two-decimal string; more than two decimals is refused rather than rounded."""
-
-    default_error_messages = {"invalid": "Not an amount of money.", "places": "At most two decimal places.",
-                              "range": "Must be between {minimum} and {maximum}."}
-
-    def __init__(self, *, minimum: str = "0.00", maximum: str = "999999999999.99", **kwargs) -> None:
-        kwargs.setdefault("metadata", {})
-        kwargs["metadata"] = {"type": "string", "format": "decimal", "pattern": r"^-?\d+\.\d{2}$",
-                              "example": "1250.00", **kwargs["metadata"]}
-        super().__init__(**kwargs)
-        self.minimum, self.maximum = Decimal(minimum), Decimal(maximum)
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return None if value is None else str(rules.money(value))
-
-    def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
-        if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
-            raise self.make_error("invalid")
-        try:
-            amount = Decimal(str(value).strip())
-        except InvalidOperation:
-            raise self.make_error("invalid") from None
-        if not amount.is_finite():
-            raise self.make_error("invalid")
-        if amount != amount.quantize(rules.CENT):
-            raise self.make_error("places")
-        if not self.minimum <= amount <= self.maximum:
-            raise self.make_error("range", minimum=self.minimum, maximum=self.maximum)
-        return rules.money(amount)
 
 
 # --- orders --------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
+from ..schemas import Money
 from . import rules
 from .geo import polygon_problem
 from .models import STATUSES, REVIEW_LEVELS
@@ -16,12 +17,6 @@ def _polygon(value):
         problem = polygon_problem(value)
         if problem:
             raise ValidationError(problem)
-
-
-def _money(value) -> None:
-    # A plain function, not validate.Range: the spec generator would print a Decimal range as text.
-    if value is not None and not 0 <= value <= 10_000_000_000:
-        raise ValidationError("An amount from 0 to 10,000,000,000 dollars.")
 
 
 def _plain_filename(value: str) -> None:
@@ -143,7 +138,7 @@ class PermitPhaseSchema(Schema):
     number = fields.Integer()
     name = fields.String()
     description = fields.String(allow_none=True)
-    bond_amount = fields.Decimal(as_string=True, allow_none=True, places=2)
+    bond_amount = Money(allow_none=True)
     status = fields.String(metadata={"description": "pending | complete"})
     completed_on = fields.Date(allow_none=True)
     completed_in_compliance = fields.Boolean()
@@ -156,8 +151,7 @@ class PermitPhaseSchema(Schema):
 class PhaseCreateSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     description = fields.String(allow_none=True, validate=TEXT)
-    bond_amount = fields.Decimal(allow_none=True, places=2, validate=_money,
-                                 metadata={"minimum": 0, "maximum": 1e10, "description": "US dollars"})
+    bond_amount = Money(allow_none=True)
 
 
 class PhaseUpdateSchema(PhaseCreateSchema):
