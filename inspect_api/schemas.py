@@ -114,6 +114,24 @@ class GpsFixSchema(Schema):
                                                     "device; `exif` or `device` for a photo's chosen location"})
 
 
+GPS_FIX_FIELDS = ("lat", "lon", "accuracy_m", "altitude_m", "source")
+GPS_FIX_COLUMNS = tuple(f"location_{name}" for name in GPS_FIX_FIELDS)
+
+
+def gps_fix_columns(fix: dict | None) -> dict:
+    """A loaded GpsFix (or None, to clear it) as the location_* columns of a record."""
+    return {f"location_{name}": (fix or {}).get(name) for name in GPS_FIX_FIELDS}
+
+
+def gps_fix_of(record) -> dict | None:
+    """The record's location_* columns as a GpsFix; optional parts it never had are left out, so a
+    device reads back exactly what it sent."""
+    if getattr(record, "location_lat", None) is None or getattr(record, "location_lon", None) is None:
+        return None
+    fix = {name: getattr(record, f"location_{name}", None) for name in GPS_FIX_FIELDS}
+    return {name: value for name, value in fix.items() if value is not None or name in ("lat", "lon")}
+
+
 class RecordFieldsSchema(Schema):
     """What every record answers beside its own fields (DOMAIN.md "Evidence"): who made it, on which
     device, when by the device clock and by the server clock, and its version."""

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from ..db import IdColumn, RecordMixin, UTCDateTime, utcnow
 from ..extensions import db
 from ..permits.models import Permit
+from ..schemas import gps_fix_of
 from .rules import is_overdue, local_date
 
 INSPECTION_KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final",
@@ -35,6 +36,8 @@ class Inspection(RecordMixin, db.Model):
     location_lat: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     location_lon: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     location_accuracy_m: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    location_altitude_m: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    location_source: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
     weather: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, nullable=True)
     phase: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
     unsafe_areas: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
@@ -70,9 +73,7 @@ class Inspection(RecordMixin, db.Model):
 
     @property
     def location(self) -> dict[str, Any] | None:
-        if self.location_lat is None or self.location_lon is None:
-            return None
-        return {"lat": self.location_lat, "lon": self.location_lon, "accuracy_m": self.location_accuracy_m}
+        return gps_fix_of(self)
 
     @property
     def checklist(self) -> dict[str, Any] | None:

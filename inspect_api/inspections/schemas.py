@@ -3,18 +3,13 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import GpsFixSchema
 from ..entry.schemas import FieldRecordSchema, UTCInstant
 from .models import FINDING_KINDS, INSPECTION_KINDS, INSPECTION_STATUSES, SEVERITIES
 from .rules import ANSWERS
 
 _short = validate.Length(max=200)
 _long = validate.Length(max=8000)
-
-
-class InspectionLocationSchema(Schema):
-    lat = fields.Float(required=True, validate=validate.Range(-90, 90))
-    lon = fields.Float(required=True, validate=validate.Range(-180, 180))
-    accuracy_m = fields.Float(allow_none=True, validate=validate.Range(0, 100_000))
 
 
 class WeatherSchema(Schema):
@@ -49,7 +44,7 @@ class _InspectionFields(Schema):
     kind = fields.String(validate=validate.OneOf(INSPECTION_KINDS))
     started_at = fields.AwareDateTime()
     ended_at = fields.AwareDateTime(allow_none=True)
-    location = fields.Nested(InspectionLocationSchema, allow_none=True)
+    location = fields.Nested(GpsFixSchema, allow_none=True)
     weather = fields.Nested(WeatherSchema, allow_none=True)
     phase = fields.String(allow_none=True, validate=_short)
     unsafe_areas = fields.List(fields.String(validate=validate.Length(min=1, max=500)), validate=validate.Length(max=50))
@@ -112,7 +107,7 @@ class InspectionSchema(FieldRecordSchema):
     kind = fields.String(metadata={"enum": list(INSPECTION_KINDS)})
     started_at = UTCInstant()
     ended_at = UTCInstant(allow_none=True)
-    location = fields.Nested(InspectionLocationSchema, allow_none=True)
+    location = fields.Nested(GpsFixSchema, allow_none=True)
     weather = fields.Nested(WeatherSchema, allow_none=True)
     phase = fields.String(allow_none=True)
     unsafe_areas = fields.List(fields.String())

@@ -21,6 +21,7 @@ from ..extensions import db
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
+from ..schemas import gps_fix_columns
 from . import rules
 from .finding_services import (create_finding, dump_finding, get_finding, list_findings,  # noqa: F401
                                update_finding, visible_findings)
@@ -80,9 +81,7 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
     if "verifies_finding_ids" in data:
         values["verifies_finding_ids"] = [str(f) for f in data["verifies_finding_ids"] or []]
     if "location" in data:
-        loc = data["location"] or {}
-        values.update(location_lat=loc.get("lat"), location_lon=loc.get("lon"),
-                      location_accuracy_m=loc.get("accuracy_m"))
+        values.update(gps_fix_columns(data["location"]))
     if "checklist" in data:
         checklist = data["checklist"]
         values["checklist_template"] = checklist["template"] if checklist else None

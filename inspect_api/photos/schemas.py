@@ -6,7 +6,8 @@ from typing import Any, Mapping
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..errors import ValidationFailed
-from .models import LOCATION_SOURCES, PARENT_TYPES
+from ..schemas import GpsFixSchema
+from .models import PARENT_TYPES
 
 # Headers may carry each field as X-Permit-Id, Permit-Id or permit_id (proxies drop underscores).
 META_FIELDS = ("permit_id", "parent_type", "parent_id", "captured_at", "device_lat", "device_lon",
@@ -41,24 +42,6 @@ class ThumbnailArgsSchema(Schema):
                          metadata={"description": "display: longest side 1280; small: longest side 320."})
 
 
-class PhotoExifGpsSchema(Schema):
-    lat = fields.Float()
-    lon = fields.Float()
-    alt = fields.Float(allow_none=True)
-
-
-class PhotoDeviceGpsSchema(Schema):
-    lat = fields.Float()
-    lon = fields.Float()
-    accuracy_m = fields.Float(allow_none=True)
-
-
-class PhotoLocationSchema(Schema):
-    lat = fields.Float()
-    lon = fields.Float()
-    source = fields.String(validate=validate.OneOf(LOCATION_SOURCES))
-
-
 def _time(description: str | None = None, **kwargs: Any) -> fields.String:
     metadata = {"format": "date-time", **({"description": description} if description else {})}
     return fields.String(metadata=metadata, **kwargs)
@@ -80,9 +63,9 @@ class PhotoSchema(Schema):
     taken_at = _time("EXIF DateTimeOriginal with its offset; without one, read in the town's time zone.",
                      allow_none=True)
     captured_at = _time(allow_none=True)
-    exif_gps = fields.Nested(PhotoExifGpsSchema, allow_none=True)
-    device_gps = fields.Nested(PhotoDeviceGpsSchema, allow_none=True)
-    location = fields.Nested(PhotoLocationSchema, allow_none=True, metadata={"description":
+    exif_gps = fields.Nested(GpsFixSchema, allow_none=True, metadata={"description": "From the file's EXIF GPS block (altitude_m when it has one)."})
+    device_gps = fields.Nested(GpsFixSchema, allow_none=True, metadata={"description": "The fix the device sent with the upload."})
+    location = fields.Nested(GpsFixSchema, allow_none=True, metadata={"description":
                              "EXIF GPS unless absent, not a number, out of range or (0, 0); else the device fix."})
     distance_to_site_m = fields.Float(allow_none=True)
     within_site = fields.Boolean(allow_none=True, metadata={"description": "Inside the limit of work; null without one."})

@@ -73,9 +73,12 @@ def rfc3339(value: datetime | None, offset_min: int | None = None) -> str | None
 
 
 def dump_photo(photo: Photo) -> dict[str, Any]:
-    exif_gps = ({"lat": photo.exif_lat, "lon": photo.exif_lon, "alt": photo.exif_alt}
+    # Every fix is the one GpsFix shape; parts the photo never had are left out.
+    exif_gps = ({"lat": photo.exif_lat, "lon": photo.exif_lon,
+                 **({"altitude_m": photo.exif_alt} if photo.exif_alt is not None else {})}
                 if photo.exif_lat is not None else None)
-    device_gps = ({"lat": photo.device_lat, "lon": photo.device_lon, "accuracy_m": photo.device_accuracy_m}
+    device_gps = ({"lat": photo.device_lat, "lon": photo.device_lon,
+                   **({"accuracy_m": photo.device_accuracy_m} if photo.device_accuracy_m is not None else {})}
                   if photo.device_lat is not None else None)
     location = ({"lat": photo.location_lat, "lon": photo.location_lon, "source": photo.location_source}
                 if photo.location_source else None)

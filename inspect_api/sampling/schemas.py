@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import GpsFixSchema
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
 _name = validate.Length(min=1, max=200)
-
-
-class LocationSchema(Schema):
-    lat = fields.Float(required=True, validate=validate.Range(min=-90, max=90))
-    lon = fields.Float(required=True, validate=validate.Range(min=-180, max=180))
 
 
 class ParameterInSchema(Schema):
@@ -47,7 +43,7 @@ class SampleWritable(Schema):
         "description": "The authorization relied on; when omitted, one that covers sampling then is found."})
     sampled_at = fields.AwareDateTime()
     sampler = fields.String(validate=_name, metadata={"description": "Who took the sample (a name)."})
-    location = fields.Nested(LocationSchema, allow_none=True)
+    location = fields.Nested(GpsFixSchema, allow_none=True)
     outfall_id = fields.String(allow_none=True, validate=validate.Length(min=1, max=60),
                                metadata={"description": "The discharge point, e.g. OF-1"})
     sample_type = fields.String(validate=validate.OneOf(SAMPLE_TYPES))
@@ -115,7 +111,7 @@ class SampleSchema(Schema):
     entry_authorization_id = fields.String()
     sampled_at = fields.AwareDateTime()
     sampler = fields.String()
-    location = fields.Nested(LocationSchema, allow_none=True)
+    location = fields.Nested(GpsFixSchema, allow_none=True)
     outfall_id = fields.String(allow_none=True)
     sample_type = fields.String()
     analysis = fields.String()

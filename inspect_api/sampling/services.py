@@ -16,6 +16,7 @@ from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
+from ..schemas import GPS_FIX_COLUMNS, gps_fix_columns, gps_fix_of
 from . import exceedances, rules
 from .models import Sample
 from .schemas import SampleSchema
@@ -23,7 +24,7 @@ from .schemas import SampleSchema
 WRITABLE = ("entry_authorization_id", "sampled_at", "sampler", "location", "outfall_id", "sample_type", "analysis",
             "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
 # Columns compared when a client id is posted again (idempotent create).
-STORED = ("sampled_at", "sampler", "location_lat", "location_lon", "outfall_id", "sample_type", "analysis",
+STORED = ("sampled_at", "sampler", *GPS_FIX_COLUMNS, "outfall_id", "sample_type", "analysis",
           "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
 
 _dump_schema = SampleSchema()
@@ -51,9 +52,7 @@ def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
     finding_ids = db.session.scalars(
         select(Finding.id).where(Finding.sample_id == record.id, Finding.deleted_at.is_(None))
         .order_by(Finding.created_at, Finding.id)).all()
-    location = None
-    if record.location_lat is not None and record.location_lon is not None:
-        location = {"lat": record.location_lat, "lon": record.location_lon}
+    location = gps_fix_of(record)
     view = {column: getattr(record, column) for column in _dump_schema.fields if hasattr(record, column)}
     view.update(
         location=location, finding_ids=list(finding_ids),
@@ -68,8 +67,7 @@ def _columns(data: dict[str, Any]) -> dict[str, Any]:
     """The loaded fields as column values, with every parameter validated and normalised (R-S3)."""
     values = {key: data[key] for key in WRITABLE if key in data and key not in ("location", "entry_authorization_id")}
     if "location" in data:
-        location = data["location"] or {}
-        values["location_lat"], values["location_lon"] = location.get("lat"), location.get("lon")
+        values.update(gps_fix_columns(data["location"]))
     if "parameters" in values:
         parameters, errors = rules.normalise_parameters(values["parameters"])
         if errors:

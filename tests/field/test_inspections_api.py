@@ -251,3 +251,12 @@ def test_changes_reach_the_sync_feed(site, app):
     assert feed[("inspection", kept)] == ("upsert", 2, site.permit.id)
     assert feed[("finding", finding_id)] == ("upsert", 1, site.permit.id)
     assert feed[("inspection", dropped)] == ("delete", 2, site.permit.id)
+
+
+def test_inspection_location_is_the_one_gps_fix(site, client):
+    fix = {"lat": 41.6376, "lon": -70.9036, "accuracy_m": 3.0, "altitude_m": -2.5, "source": "network"}
+    r = site.inspection(site.entry_id(), location=fix)
+    assert r.status_code == 201 and r.get_json()["location"] == fix
+    assert client.get(f"{API}/inspections/{r.get_json()['id']}", headers=site.inspector_h).get_json()["location"] == fix
+    r = site.inspection(site.entry_id(), location={**fix, "source": "guess"})
+    assert r.status_code == 422 and list(r.get_json()["errors"]["location"]) == ["source"]

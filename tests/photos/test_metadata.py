@@ -44,7 +44,7 @@ def test_missing_refs_read_as_north_and_east(client, applicant, permit):
     gps = gps_block(41.5, 70.25, lat_ref=None, lon_ref=None)
     r = put_photo(client, applicant[1], permit.id, jpeg(exif=make_exif(gps=gps)))
     assert r.status_code == 201
-    assert r.get_json()["exif_gps"] == {"lat": 41.5, "lon": 70.25, "alt": None}
+    assert r.get_json()["exif_gps"] == {"lat": 41.5, "lon": 70.25}
 
 
 def test_degrees_only_and_decimal_minutes(client, applicant, permit):
@@ -52,13 +52,13 @@ def test_degrees_only_and_decimal_minutes(client, applicant, permit):
                     lat_ref="N", lon_ref="W")
     r = put_photo(client, applicant[1], permit.id, jpeg(exif=make_exif(gps=gps)))
     assert r.status_code == 201
-    assert r.get_json()["exif_gps"] == {"lat": 41.5, "lon": pytest.approx(-70.9035, abs=1e-6), "alt": None}
+    assert r.get_json()["exif_gps"] == {"lat": 41.5, "lon": pytest.approx(-70.9035, abs=1e-6)}
 
 
 def test_altitude_below_sea_level(client, applicant, permit):
     gps = gps_block(41.6, -70.9, alt=3.25, alt_ref=b"\x01")
     r = put_photo(client, applicant[1], permit.id, jpeg(exif=make_exif(gps=gps)))
-    assert r.get_json()["exif_gps"]["alt"] == -3.25
+    assert r.get_json()["exif_gps"]["altitude_m"] == -3.25
 
 
 @pytest.mark.parametrize("orientation", range(1, 9))
@@ -97,7 +97,7 @@ def test_heic_with_gps(client, applicant, permit):
     body = r.get_json()
     assert body["content_type"] == "image/heic" and (body["width"], body["height"]) == (64, 48)
     assert body["exif_gps"] == {"lat": pytest.approx(-41.2865, abs=1e-5), "lon": pytest.approx(174.7762, abs=1e-5),
-                                "alt": 15.0}
+                                "altitude_m": 15.0}
     assert body["camera_model"] == "iPad Pro"
     thumb = client.get(body["thumbnail_url"] + "?size=small", headers=applicant[1])
     assert thumb.status_code in (200, 302)
@@ -129,7 +129,7 @@ def test_null_island_exif_falls_back_to_device(client, applicant, permit):
     r = put_photo(client, applicant[1], permit.id, jpeg(exif=make_exif(gps=gps)), device_lat=41.6377,
                   device_lon=-70.9036)
     body = r.get_json()
-    assert body["exif_gps"] == {"lat": 0.0, "lon": 0.0, "alt": None}
+    assert body["exif_gps"] == {"lat": 0.0, "lon": 0.0}
     assert body["location"]["source"] == "device"
 
 

@@ -109,7 +109,7 @@ def test_cut_at_several_offsets_and_resumed_is_byte_identical(client, applicant,
         start = end
     body = r.get_json()
     assert r.headers["Photo-Id"] == body["id"] and body["sha256"] == sha(picture)
-    assert body["exif_gps"]["alt"] == 4.0 and body["location"]["source"] == "exif"
+    assert body["exif_gps"]["altitude_m"] == 4.0 and body["location"]["source"] == "exif"
     assert original_bytes(client, applicant[1], body["url"]) == picture
     assert not any(key.startswith("uploads/") for key in stored())  # chunks gone once assembled
 

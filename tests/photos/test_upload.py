@@ -50,7 +50,7 @@ def test_first_upload_is_201_with_the_full_body(client, applicant, permit, store
     assert body["captured_at"] == captured
     assert body["camera_make"] == "Apple" and body["camera_model"] == "iPad Air" and body["orientation"] == 1
     assert body["exif_gps"] == {"lat": pytest.approx(41.638, abs=1e-6), "lon": pytest.approx(-70.904, abs=1e-6),
-                                "alt": 12.5}
+                                "altitude_m": 12.5}
     assert body["device_gps"] == {"lat": 41.6377, "lon": -70.9037, "accuracy_m": 8.0}
     assert body["location"] == {"lat": body["exif_gps"]["lat"], "lon": body["exif_gps"]["lon"], "source": "exif"}
     # 0.0004 deg of latitude (44.5 m) and of longitude at 41.6 N (33.3 m)
@@ -66,7 +66,7 @@ def test_metadata_may_come_as_headers(client, applicant, permit):
     data = jpeg()
     r = put_photo(client, applicant[1], permit.id, data, via_headers=True, device_lat=41.7, device_lon=-70.9)
     assert r.status_code == 201, r.get_json()
-    assert r.get_json()["device_gps"] == {"lat": 41.7, "lon": -70.9, "accuracy_m": None}
+    assert r.get_json()["device_gps"] == {"lat": 41.7, "lon": -70.9}
     assert r.get_json()["location"]["source"] == "device"
 
 

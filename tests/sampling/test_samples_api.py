@@ -257,3 +257,17 @@ def test_admin_sees_no_samples(site, factory, client, role):
     client.post(URL, json=sample_body(site), headers=site.headers)
     _, headers = factory.as_role(role)
     assert client.get(URL, headers=headers).get_json() == []
+
+
+def test_sample_location_is_the_one_gps_fix(site, client):
+    """A sample's location takes every field of the GPS fix an inspection's does, and gives it back."""
+    fix = {"lat": 41.6376, "lon": -70.9036, "accuracy_m": 4.5, "altitude_m": 12.0, "source": "gps"}
+    r = client.post("/api/v1/samples", json=sample_body(site, location=fix), headers=site.headers)
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["location"] == fix
+    r = client.get(f"/api/v1/samples/{r.get_json()['id']}", headers=site.headers)
+    assert r.get_json()["location"] == fix
+    r = client.post("/api/v1/samples", json=sample_body(site, location={**fix, "accuracy_m": -1}), headers=site.headers)
+    assert r.status_code == 422 and r.get_json()["errors"] == {"location": {"accuracy_m": ["Must be greater than "
+                                                                                           "or equal to 0 and less than "
+                                                                                           "or equal to 100000."]}}
