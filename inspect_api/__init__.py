@@ -51,7 +51,11 @@ def create_app(config: Config | None = None) -> Flask:
     app.config["API_SPEC_OPTIONS"] = {
         "info": {"description": "Land disturbance permits, inspections and close-out under the Town of "
                                 "Fairhaven stormwater bylaw (Ch. 194, Part 3)."},
-        "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}},
+        "components": {"securitySchemes": {
+            "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                           "description": "The access token from /auth/login or /auth/refresh"},
+            "refreshToken": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                             "description": "The refresh token from /auth/login, sent only to /auth/refresh"}}},
         "security": [{"bearerAuth": []}],
     }
 

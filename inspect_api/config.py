@@ -74,7 +74,7 @@ class Config:
 
     API_TITLE = "inspect-api"
     API_VERSION = "v1"
-    OPENAPI_VERSION = "3.0.3"
+    OPENAPI_VERSION = "3.1.0"  # JSON Schema proper: nullable objects as anyOf [$ref, null]
     OPENAPI_URL_PREFIX = "/api/v1"
     OPENAPI_JSON_PATH = "openapi.json"
     OPENAPI_SWAGGER_UI_PATH = "/docs"

@@ -11,5 +11,13 @@ from .db import Base
 db = SQLAlchemy(model_class=Base)
 migrate = Migrate()
 jwt = JWTManager()
-api = Api()
+
+
+class InspectApi(Api):
+    """flask-smorest's Api publishing the error shape the app really answers with (API.md)."""
+
+    from .schemas import ErrorSchema as ERROR_SCHEMA  # noqa: N811
+
+
+api = InspectApi()
 limiter = Limiter(key_func=get_remote_address, default_limits=[], headers_enabled=True)

@@ -6,6 +6,9 @@ from flask import Flask, request
 from .errors import NotFound, ValidationFailed
 
 
+TOKEN_ERRORS = {"invalid_token", "token_expired", "token_revoked", "fresh_token_required"}
+
+
 def register_http_policies(app: Flask) -> None:
     @app.before_request
     def _refuse_nul():
@@ -25,6 +28,20 @@ def register_http_policies(app: Flask) -> None:
             request.max_content_length = app.config["MAX_JSON_BYTES"]
             if b"\\u0000" in request.get_data(cache=True):
                 raise ValidationFailed("Text may not contain NUL characters.", errors={"json": ["Contains \\u0000."]})
+
+    @app.after_request
+    def _bearer_challenge(response):
+        # RFC 6750 section 3 / RFC 9110: every 401 names the scheme; a token that was sent but is no good
+        # says invalid_token, so a client library knows to refresh rather than to ask for credentials.
+        if response.status_code == 401 and "WWW-Authenticate" not in response.headers:
+            body = response.get_json(silent=True) or {}
+            if body.get("error") in TOKEN_ERRORS:
+                message = str(body.get("message", "")).replace("\\", "").replace('"', "'")
+                response.headers["WWW-Authenticate"] = (f'Bearer realm="inspect-api", error="invalid_token", '
+                                                        f'error_description="{message}"')
+            else:
+                response.headers["WWW-Authenticate"] = 'Bearer realm="inspect-api"'
+        return response
 
     @app.after_request
     def _headers(response):

@@ -132,6 +132,21 @@ def gps_fix_of(record) -> dict | None:
     return {name: value for name, value in fix.items() if value is not None or name in ("lat", "lon")}
 
 
+class ErrorSchema(Schema):
+    """THE error shape of every non-2xx answer (API.md "Errors"); published as the `Error` component."""
+
+    class Meta:
+        unknown = "raise"
+
+    code = fields.Integer(required=True, metadata={"description": "The HTTP status code"})
+    status = fields.String(required=True, metadata={"description": "The HTTP reason phrase"})
+    message = fields.String(required=True, metadata={"description": "What went wrong, for a person"})
+    error = fields.String(required=True, metadata={"description": "A stable key for programs, e.g. "
+                                                                  "`validation_error`, `version_conflict`"})
+    errors = fields.Dict(required=True, metadata={"description": "Per field (or other detail) messages; may be "
+                                                                 "empty"})
+
+
 class RecordFieldsSchema(Schema):
     """What every record answers beside its own fields (DOMAIN.md "Evidence"): who made it, on which
     device, when by the device clock and by the server clock, and its version."""

@@ -34,6 +34,7 @@ def _failed(response) -> bool:
 @limiter.limit(_login_limit, key_func=lambda: "login-address:" + (request.remote_addr or "-"), deduct_when=_failed)
 @limiter.limit(_login_limit, key_func=_account_key, deduct_when=_failed)
 @blp.arguments(LoginSchema)
+@blp.doc(security=[])
 @blp.response(200, TokenPairSchema)
 @blp.alt_response(401, description="Wrong e-mail or password")
 @blp.alt_response(429, description="Too many failed attempts for this account or address")
@@ -46,6 +47,7 @@ def login(body):
 @blp.route("/auth/register", methods=["POST"])
 @limiter.limit(_login_limit, key_func=lambda: "register-address:" + (request.remote_addr or "-"))
 @blp.arguments(RegisterSchema)
+@blp.doc(security=[])
 @blp.response(201, UserSchema)
 def register(body):
     """Sign up as an applicant (other roles are created by an admin)"""
@@ -54,6 +56,7 @@ def register(body):
 
 @blp.route("/auth/refresh", methods=["POST"])
 @jwt_required(refresh=True)
+@blp.doc(security=[{"refreshToken": []}])
 @blp.response(200, AccessTokenSchema)
 def refresh():
     """Trade the refresh token (as Bearer) for a new access token"""

@@ -126,9 +126,9 @@ class CitationSchema(RecordFieldsSchema):
     offense_number = fields.Integer(metadata={"description": "Within 12 months, same violator and provision."})
     fine_usd = Money(attribute="fine_amount", metadata={"description": "From the town's fine schedule."})
     delivery = fields.Function(lambda c: {"method": c.delivery_method, "delivered_on": c.delivered_on.isoformat()}
-                               if c.delivery_method else None, metadata={"type": "object", "nullable": True})
+                               if c.delivery_method else None, metadata={"type": ["object", "null"]})
     respond_by = fields.Function(lambda c: d.isoformat() if (d := rules.citation_respond_by(c.delivered_on)) else None,
-                                 metadata={"type": "string", "format": "date", "nullable": True})
+                                 metadata={"type": ["string", "null"], "format": "date"})
     notes = fields.String(allow_none=True)
     court_case_note = fields.String(allow_none=True)
     disposition = fields.Constant(

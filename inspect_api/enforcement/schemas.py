@@ -83,7 +83,7 @@ class OrderSchema(RecordFieldsSchema):
     issued_on = fields.Date()
     deadline = fields.Date()
     issued_by = fields.String(allow_none=True)
-    service = fields.Function(_service, metadata={"type": "object", "nullable": True})
+    service = fields.Function(_service, metadata={"type": ["object", "null"]})
     status = fields.Function(lambda o: rules.order_status(o.status, o.deadline, clock.today()),
                              metadata={"type": "string", "enum": list(rules.ORDER_STATUSES),
                                        "description": "overdue: open after its deadline (America/New_York)."})

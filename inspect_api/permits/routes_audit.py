@@ -25,6 +25,9 @@ class Audit(MethodView):
     @roles_required("supervisor")
     @audit_blp.arguments(AuditQuerySchema, location="query")
     @audit_blp.response(200, AuditEntrySchema(many=True))
+    @audit_blp.doc(description="Send record_id, permit_id or both (rows matching either); with neither the "
+                               "answer is 422 naming record_id. OpenAPI cannot mark one of two parameters "
+                               "required, so both are optional in the list below.")
     def get(self, args):
         """Audit rows of one record (record_id) or of everything on a permit (permit_id), newest first"""
         filters = [col == args[key] for key, col in (("record_id", AuditEntry.record_id),

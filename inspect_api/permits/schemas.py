@@ -9,6 +9,8 @@ from .geo import polygon_problem
 from .models import STATUSES, REVIEW_LEVELS
 
 STATUS_LIST = validate.OneOf(STATUSES)
+_ONE_STATUS = " *(?:%s) *" % "|".join(STATUSES)
+STATUS_FILTER_PATTERN = f"^{_ONE_STATUS}(?:,{_ONE_STATUS})*$"  # what _statuses below accepts, published
 TEXT = validate.Length(max=5000)
 
 
@@ -291,7 +293,8 @@ class PermitSchema(Schema):
 
 
 class PermitListQuerySchema(Schema):
-    status = fields.String(metadata={"description": "One status or several separated by commas"})
+    status = fields.String(metadata={"description": "One status or several separated by commas",
+                                     "pattern": STATUS_FILTER_PATTERN})
     review_level = fields.String(validate=validate.OneOf(REVIEW_LEVELS))
     assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
     q = fields.String(validate=validate.Length(max=200), metadata={"description": "Search number, address, parcel, owner, use"})

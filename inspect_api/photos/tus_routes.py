@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
+from flask_jwt_extended import verify_jwt_in_request
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
@@ -27,11 +28,12 @@ class PhotoUploadSchema(Schema):
     completed_at = fields.DateTime(allow_none=True)
 
 
-def _h(name: str, description: str, required: bool = True) -> dict:
-    return {"in": "header", "name": name, "required": required, "schema": {"type": "string"}, "description": description}
+def _h(name: str, description: str, required: bool = True, **schema) -> dict:
+    return {"in": "header", "name": name, "required": required, "schema": {"type": "string", **schema},
+            "description": description}
 
 
-TUS_RESUMABLE = _h("Tus-Resumable", "Always 1.0.0; any other value or none is 412.")
+TUS_RESUMABLE = _h("Tus-Resumable", "Always 1.0.0; any other value or none is 412.", enum=[tus.TUS_VERSION])
 POST_DOC = {"parameters": [TUS_RESUMABLE, _h("Upload-Length", "Total bytes, at most Tus-Max-Size."),
                            _h("Upload-Metadata", "Comma-separated `key base64(value)` pairs: photo_id, permit_id, "
                               "sha256 (hex of the whole file), content_type (or filetype) required; parent_type, "
@@ -59,7 +61,11 @@ OPTIONS_DOC = {"security": [], "responses": {"204": {
 
 @tus_blp.before_request
 def _require_tus_version():
-    if request.method != "OPTIONS" and request.headers.get("Tus-Resumable") != tus.TUS_VERSION:
+    if request.method == "OPTIONS":
+        return
+    # Who is asking comes first (401 with its Bearer challenge), then the protocol version (412).
+    verify_jwt_in_request()
+    if request.headers.get("Tus-Resumable") != tus.TUS_VERSION:
         raise tus.TusVersionUnsupported(errors={"Tus-Resumable": [f"Supported: {tus.TUS_VERSION}."]})
 
 
