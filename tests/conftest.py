@@ -90,6 +90,9 @@ def app(config):
 
 @pytest.fixture
 def client(app):
+    """The test client; every /api/v1 answer it receives is checked against the OpenAPI document."""
+    from .openapi_contract import ContractClient
+    app.test_client_class = ContractClient
     return app.test_client()
 
 
