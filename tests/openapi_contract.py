@@ -34,10 +34,11 @@ class Contract:
         self.registry = Registry().with_resource("urn:spec", DRAFT202012.create_resource(spec))
         self.routes = []
         for template, item in spec["paths"].items():
-            pattern = "^" + "/".join("[^/]+" if part.startswith("{") else re.escape(part)
-                                     for part in template.split("/")) + "$"
-            # Literal segments win over parameters (/permits/mine before /permits/{id}).
-            self.routes.append((template.count("{"), re.compile(pattern), template))
+            pattern = "^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$"
+            # The most literal template wins: /permits/mine before /permits/{id}, /orders/{id}.pdf
+            # before /orders/{id}.
+            literal = len(re.sub(r"\{[^/]+?\}", "", template))
+            self.routes.append(((template.count("{"), -literal), re.compile(pattern), template))
         self.routes.sort(key=lambda route: route[0])
 
     def operation(self, method: str, path: str) -> tuple[str, dict] | None:
