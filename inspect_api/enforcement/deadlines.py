@@ -66,18 +66,23 @@ def _cost_windows(before: date, today: date) -> Iterable[dict[str, Any]]:
     items = []
     query = select(CostRecovery).where(CostRecovery.decision.is_(None), CostRecovery.court_decision_on.is_(None))
     for record in db.session.scalars(query):
-        if record.notice_sent_on is None:
+        if not any(n.sent_on for n in record.recipients):
             due = rules.notice_due_by(record.abatement_completed_on)
             if due < before:
                 items.append(_item(due, "cost_notice_due", record.permit_id, "cost_recovery", record.id,
                                    f"Notify the costs of the abatement completed {record.abatement_completed_on}",
                                    today))
-        elif record.notice_received_on and record.protest_filed_on is None:
-            ends = rules.protest_window_ends(record.notice_received_on)
+            continue
+        # R-O3: each recipient's window runs from their own receipt.
+        for notice in record.recipients:
+            if not notice.received_on or notice.protest_filed_on is not None:
+                continue
+            ends = rules.protest_window_ends(notice.received_on)
             # A window that has ended is no longer anyone's deadline: the costs are then a lien if unpaid.
             if today <= ends < before:
                 items.append(_item(ends, "protest_window_ends", record.permit_id, "cost_recovery", record.id,
-                                   f"Protest window on the costs notified {record.notice_sent_on} ends", today))
+                                   f"Protest window of {notice.name} ({notice.role}) on the costs notified "
+                                   f"{notice.sent_on} ends", today))
     return items
 
 

@@ -6,6 +6,8 @@ from inspect_api.completion.common import local_today
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit, PermitEvent
 
+from ..pdf_support import pdf_text
+
 
 def test_certificate_on_accepted_notice_closes_the_permit(factory, client, closeout):
     applicant, headers = factory.as_role("applicant")
@@ -94,7 +96,11 @@ def test_pdf_is_served_to_the_owner_and_staff_only(factory, client, closeout):
     cert = closeout.certificate(permit, sup)
     r = client.get(cert["pdf_url"], headers=headers)
     assert r.status_code == 200 and r.mimetype == "application/pdf" and r.data.startswith(b"%PDF-")
-    assert cert["number"].encode() in r.data and b"40 Center Street" in r.data
+    text = pdf_text(r.data)
+    assert cert["number"] in text and "40 Center Street" in text
+    # R-F3: the certificate says the operation and maintenance obligations continue after completion.
+    assert "continue to be operated and maintained in accordance with the approved operation and maintenance" \
+        in text
     assert r.headers["Content-Disposition"] == f'inline; filename="{cert["number"]}.pdf"'
     assert client.get(cert["pdf_url"], headers=sup).data == r.data  # the same bytes every time
     assert client.get(cert["pdf_url"], headers=stranger).status_code == 404
