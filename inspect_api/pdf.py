@@ -162,7 +162,8 @@ def render(story: list[Any], *, title: str, subject: str, footer: str | None = N
     `footer` is given)."""
     register_fonts()
     buffer = io.BytesIO()
-    doc = SimpleDocTemplate(buffer, pagesize=PAGE, invariant=1, title=title, subject=subject,
+    # initialFontName: the canvas would otherwise open every page in Helvetica and embed it unused.
+    doc = SimpleDocTemplate(buffer, pagesize=PAGE, invariant=1, title=title, subject=subject, initialFontName=FONT,
                             author=f"{TOWN} {AUTHORITY}", leftMargin=margin, rightMargin=margin,
                             topMargin=margin, bottomMargin=margin + (0.15 * inch if footer else 0))
 

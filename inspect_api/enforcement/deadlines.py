@@ -116,7 +116,35 @@ def _bond_phases(before: date, today: date) -> Iterable[dict[str, Any]]:
     return items
 
 
-SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases)
+def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
+    """R-A6: approvals resting on a B5/B6 exemption (no ALDR/LDP number) whose order of conditions or
+    Planning Board decision expires, listed from the day after its last valid day: from then on the
+    project needs a review again. One that would fall back to not covered is not listed once lapsed."""
+    from ..permits.models import PermitExemption
+    from ..permits.rules import DOCUMENT_EXEMPTIONS, approval_lapsed
+    from ..permits.services import refresh_determination
+    query = select(Permit).where(Permit.status.in_(("approved", "active", "work_complete")), Permit.number.is_(None))
+    items = []
+    for permit in db.session.scalars(query):
+        days = [e.expires_on for e in db.session.scalars(select(PermitExemption).where(
+            PermitExemption.permit_id == permit.id, PermitExemption.status == "accepted",
+            PermitExemption.kind.in_(DOCUMENT_EXEMPTIONS))) if e.expires_on]
+        if not days:
+            continue
+        lapse = max(days) + timedelta(days=1)
+        if lapse >= before:
+            continue
+        if lapse <= today:
+            refresh_determination(permit)
+            if not approval_lapsed(permit.status, permit.review_level, permit.number):
+                continue
+        items.append(_item(lapse, "approval_lapsed", permit.id, "permit", permit.id,
+                           f"{permit.site_address}: the exemption under the approval lapses; the project needs "
+                           "a review again before work continues (R-A6)", today))
+    return items
+
+
+SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases, _lapsed_approvals)
 
 
 def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:
