@@ -196,7 +196,9 @@ def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
     from .workflow import record_event
     record_event(permit, user, None, status, "Application started" if applicant else "Enforcement case opened")
     audit.record("permit.create" if applicant else "case.open", "permit", permit.id,
-                 {**columns, "review_level": permit.review_level, "status": status}, actor=user, permit_id=permit.id)
+                 {**columns, "review_level": permit.review_level, "status": status,
+                  "parties": [{"id": p.id, "role": p.role, "name": p.name} for p in permit.parties]},
+                 actor=user, permit_id=permit.id)
     return permit, True
 
 
@@ -250,6 +252,8 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     level_before = (permit.review_level, permit.number)
     if any(key in INPUT_COLUMNS for key in changes):
         recompute_determination(permit)
+        if permit.project_id and "disturbed_area_sqft" in changes:
+            _recompute_project(user, permit)
     if (permit.review_level, permit.number) != level_before:
         changes["review_level"] = [level_before[0], permit.review_level]
         changes["number"] = [level_before[1], permit.number]
@@ -257,6 +261,22 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     db.session.flush()
     audit.record("permit.update", "permit", permit.id, changes, actor=user, permit_id=permit.id)
     return permit
+
+
+def _recompute_project(user: User, permit: Permit) -> None:
+    """R-A7: the project's total changed, so every other linked application's determination follows."""
+    from .cases import project_members
+    db.session.flush()
+    for member in project_members(permit):
+        if member.id == permit.id:
+            continue
+        before = (member.review_level, member.number)
+        if recompute_determination(member):
+            bump(member)
+            audit.record("permit.determination", "permit", member.id,
+                         {"review_level": [before[0], member.review_level], "number": [before[1], member.number],
+                          "reason": "the disturbed area of a linked application changed (R-A7)"},
+                         actor=user, permit_id=member.id)
 
 
 def force_status(permit: Permit, status: str) -> None:

@@ -210,6 +210,13 @@ def test_two_phases_of_one_subdivision_are_one_project(client, factory, cast):
     assert linked["parcel_flag"] == []
     first = client.get(f"/api/v1/permits/{one['id']}", headers=cast.app).get_json()
     assert first["review_level"] == "administrative_review" and first["parcel_flag"] == []
+    # A revised plan for phase 1 (4,000 -> 17,000 sq ft): 21,000 > 20,000 for the project, a permit for both (R-A3).
+    r = client.patch(f"/api/v1/permits/{one['id']}", json={"disturbed_area_sqft": 17000, "version": first["version"]},
+                     headers=cast.app)
+    assert r.status_code == 200 and r.get_json()["review_level"] == "land_disturbance_permit"
+    second = client.get(f"/api/v1/permits/{two['id']}", headers=cast.app).get_json()
+    assert second["review_level"] == "land_disturbance_permit"
+    assert second["determination"]["inputs"]["project_disturbed_area_sqft"] == 21000
 
 
 def test_a_separate_project_on_the_same_parcel_is_confirmed(client, factory, cast):

@@ -131,6 +131,11 @@ def upgrade():
 
 def downgrade():
     conn = op.get_bind()
+    cases = conn.execute(sa.text("SELECT count(*) FROM permits WHERE applicant_id IS NULL")).scalar()
+    if cases:
+        # The older schema cannot hold a record without an applicant; refuse rather than invent one.
+        raise RuntimeError(f"{cases} enforcement case(s) have no applicant and cannot be kept by the older "
+                           "schema; export and remove them before downgrading.")
     conn.execute(sa.text("UPDATE findings SET kind = 'other' WHERE kind = 'cease_and_desist_violation'"))
     with op.batch_alter_table('findings', schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f('ck_findings_kind'), type_='check')
@@ -167,7 +172,6 @@ def downgrade():
         batch_op.drop_index(batch_op.f('ix_parties_permit_id'))
     op.drop_table('parties')
 
-    # Cases have no applicant and cannot survive the older schema.
     conn.execute(sa.text("UPDATE permits SET case_id = NULL"))
     with op.batch_alter_table('permits', schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f('fk_permits_case_id_permits'), type_='foreignkey')
