@@ -93,8 +93,10 @@ def file_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionReque
     if existing is not None:
         return existing, False
     days = _check(user, permit, data)
+    # The Town's clock (not the database's default): the request's time is when the obligation opens.
     record = InspectionRequest(permit_id=permit.id, kind=data["kind"], preferred_dates=days,
-                               note=data.get("note") or None, created_by=user.id, device_id=current_device_id())
+                               note=data.get("note") or None, created_by=user.id, device_id=current_device_id(),
+                               created_at=clock.now())
     if record_id:
         record.id = record_id
     db.session.add(record)
