@@ -193,7 +193,8 @@ def overdue_inspections(before: date, today: date) -> list[dict[str, Any]]:
     for permit, obligations in program(permits):
         for o in rules.due(obligations, permit.status):
             day = rules.local_day(o.due_at, tz)
-            if o.overdue(now) and day < before:
+            # A finding's follow-up falls due with the finding itself, which the view already lists.
+            if o.overdue(now) and day < before and o.source != "finding":
                 rows.append({"due_on": day, "permit_id": permit.id, "kind": o.kind, "reason": o.reason,
                              "record_type": o.source if o.source in ("finding", "storm", "request") else "permit",
                              "record_id": o.source_id or permit.id})
