@@ -11,6 +11,7 @@ import { refreshCounts, syncNow, syncState } from "./sync.js";
 import { startWatching } from "./geo.js";
 import { loginScreen } from "./screens/login.js";
 import { sitesScreen } from "./screens/sites.js";
+import { dayScreen } from "./screens/day.js";
 import { siteScreen } from "./screens/site.js";
 import { entryScreen } from "./screens/entry.js";
 import { inspectionScreen, startInspectionScreen } from "./screens/inspection.js";
@@ -47,6 +48,7 @@ function routes() {
   route("/login", loginScreen);
   route("/", async () => { go(homePath()); });
   route("/sites", guarded(sitesScreen, field));
+  route("/day", guarded(dayScreen, field));
   route("/site/:id", guarded(siteScreen, field));
   route("/site/:id/entry", guarded(entryScreen, field));
   route("/site/:id/inspection/new", guarded(startInspectionScreen, field));
