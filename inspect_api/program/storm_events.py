@@ -6,11 +6,12 @@ imported is matched by its key (`noaa_cdo:YYYY-MM-DD`) and changes only if the f
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import Select, func, select
 
-from .. import audit
+from .. import audit, clock
 from ..errors import ValidationFailed
 from ..extensions import db
 from ..records import existing_for_create
@@ -22,6 +23,7 @@ from .services import settings
 
 _schema = StormEventSchema()
 READERS = ("inspector", "supervisor", "applicant")
+FUTURE_SKEW = timedelta(minutes=10)
 
 
 def visible_storm_events(user) -> Select:
@@ -36,6 +38,9 @@ def dump_storm_event(record: StormEvent) -> dict[str, Any]:
 
 def record_storm_event(user, data: dict[str, Any]) -> tuple[StormEvent, bool]:
     """A storm a supervisor enters by hand (route: supervisors only). Idempotent on a client id."""
+    # A storm is recorded after it ends; a clock a few minutes fast is a clock, not a forecast.
+    if data["ended_at"] > clock.now() + FUTURE_SKEW:
+        raise ValidationFailed(errors={"ended_at": ["A storm is recorded once it has ended, not ahead of time."]})
     record_id = str(data["id"]) if data.get("id") else None
     existing = existing_for_create(StormEvent, record_id, lambda r: (
         r.ended_at == data["ended_at"] and r.inches == data["inches"] and r.source == data["source"]))

@@ -20,7 +20,8 @@ def _import(client, headers, text=CDO, **kw):
 
 
 # -- POST /storm-events -----------------------------------------------------------------------------------
-def test_supervisor_records_a_storm_idempotently_others_may_not(site, client):
+def test_supervisor_records_a_storm_idempotently_others_may_not(site, client, town_clock):
+    town_clock.set(DAY0 + timedelta(days=1), time(9, 0))
     body = {"id": new_id(), "ended_at": "2026-05-05T03:59:00Z", "inches": "0.25", "source": "Town Hall gauge"}
     first = client.post(f"{API}/storm-events", json=body, headers=site.supervisor_h)
     assert first.status_code == 201, first.get_json()
@@ -46,7 +47,8 @@ def test_storm_body_errors(site, client):
              ({"ended_at": "2026-05-05T03:59:00Z", "inches": "-0.10", "source": "x"}, "inches"),
              ({"ended_at": "2026-05-05T03:59:00Z", "inches": "NaN", "source": "x"}, "inches"),
              ({"ended_at": "2026-05-05T03:59:00Z", "inches": "0.3", "source": ""}, "source"),
-             ({"ended_at": "2026-05-05T03:59:00Z", "inches": "0.3"}, "source")]
+             ({"ended_at": "2026-05-05T03:59:00Z", "inches": "0.3"}, "source"),
+             ({"ended_at": "2026-05-04T12:30:00Z", "inches": "0.3", "source": "forecast"}, "ended_at")]  # clock: 08:00 EDT
     for body, field in cases:
         r = client.post(f"{API}/storm-events", json=body, headers=site.supervisor_h)
         assert r.status_code == 422 and field in r.get_json()["errors"], (body, r.get_json())
