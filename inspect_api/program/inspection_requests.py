@@ -85,7 +85,7 @@ def _check(user, permit: Permit, data: dict[str, Any]) -> list[str]:
     return sorted({d.isoformat() for d in data["preferred_dates"]})
 
 
-def file_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionRequest, bool]:
+def create_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionRequest, bool]:
     permit = get_visible_permit(user, str(data["permit_id"]), for_update=True)
     record_id = str(data["id"]) if data.get("id") else None
     existing = existing_for_create(InspectionRequest, record_id, lambda r: (
@@ -96,7 +96,7 @@ def file_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionReque
     # The Town's clock (not the database's default): the request's time is when the obligation opens.
     record = InspectionRequest(permit_id=permit.id, kind=data["kind"], preferred_dates=days,
                                note=data.get("note") or None, created_by=user.id, device_id=current_device_id(),
-                               created_at=clock.now())
+                               device_created_at=data.get("device_created_at"), created_at=clock.now())
     if record_id:
         record.id = record_id
     db.session.add(record)

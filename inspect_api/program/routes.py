@@ -106,7 +106,7 @@ class InspectionRequests(MethodView):
     @blp.alt_response(200, schema=InspectionRequestSchema, description="The same id and data were sent before")
     def post(self, body):
         """Ask for a post-installation, final or re-inspection, with preferred days and a note (applicant)"""
-        record, created = requests_service.file_inspection_request(current_user, body)
+        record, created = requests_service.create_inspection_request(current_user, body)
         return requests_service.annotated([record])[0], 201 if created else 200
 
 

@@ -115,6 +115,8 @@ class InspectionRequestCreateSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(REQUEST_KINDS))
     preferred_dates = fields.List(fields.Date(), load_default=list, validate=validate.Length(max=5))
     note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=2000))
+    device_created_at = fields.AwareDateTime(load_default=None, allow_none=True,
+                                             metadata={"description": "When the device made it (its own clock)"})
 
 
 class InspectionRequestSchema(RecordFieldsSchema):

@@ -37,12 +37,12 @@ def _sites(factory):
     for permit in (near, far, waiting):
         factory.assign(permit, inspector)
     factory.assign(elsewhere, other_inspector)
-    request, _ = inspection_requests.file_inspection_request(applicant, {
+    request, _ = inspection_requests.create_inspection_request(applicant, {
         "permit_id": near.id, "kind": "re_inspection", "preferred_dates": [clock.today()],
         "note": "Silt fence re-set along the east line"})
     db.session.commit()
     email = inspector.email
-    ids = {"near": near.id, "far": far.id, "waiting": waiting.id, "elsewhere": elsewhere.id, "request": request.id}
+    ids = {"applicant_email": applicant.email, "near": near.id, "far": far.id, "waiting": waiting.id, "elsewhere": elsewhere.id, "request": request.id}
     db.session.close()
     return email, ids
 
@@ -130,3 +130,47 @@ def test_supervisor_sees_overdue_inspections_on_the_deadlines_screen(live_server
     # Both active sites (and the other inspector's) owe overdue inspections; the approved one does not yet.
     listed = page.eval_on_selector_all("a.row[data-deadline]", "els => els.map(e => e.dataset.deadline)")
     assert {ids["near"], ids["far"], ids["elsewhere"]} <= set(listed) and ids["waiting"] not in listed
+
+
+def test_applicant_asks_for_a_reinspection_and_sees_when_it_was_done(live_server, new_context, factory, app):
+    from inspect_api.extensions import db
+    from inspect_api.inspections.models import Inspection
+    from inspect_api.program.models import InspectionRequest
+    _email, ids = _sites(factory)
+    applicant_email = ids["applicant_email"]
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, applicant_email)
+    wait_synced(page)
+    page.goto(f"{live_server.url}/#/permit/{ids['near']}/requests")
+    page.wait_for_selector("h1:has-text('Inspection requests')")
+    page.get_by_label("Inspection").select_option("re_inspection")
+    tomorrow = (clock.today() + timedelta(days=1)).isoformat()
+    page.locator("fieldset input[type=date]").first.fill(tomorrow)
+    page.get_by_label("Note for the inspector").fill("Inlet protection replaced at the north catch basin.")
+    page.get_by_role("button", name="Ask for the inspection").click()
+    wait_synced(page)
+    with app.app_context():
+        made = db.session.scalars(db.select(InspectionRequest).where(
+            InspectionRequest.note == "Inlet protection replaced at the north catch basin.")).one()
+        assert (made.kind, made.preferred_dates, made.permit_id) == ("re_inspection", [tomorrow], ids["near"])
+        request_id = made.id
+        db.session.close()
+    assert page.locator(f"[data-request='{request_id}'] [data-test=open]").count() == 1
+    # The inspector's follow-up, recorded after the request, meets it; the applicant's next sync shows when.
+    with app.app_context():
+        from inspect_api.entry.models import EntryAuthorization
+        started = clock.now()  # after the request reached the server
+        entry = EntryAuthorization(permit_id=ids["near"], basis="permit_condition", granted_by_name="Condition 12",
+                                   granted_by_relation="permit condition", scope=["examination"],
+                                   valid_from=started - timedelta(days=1), valid_to=started + timedelta(days=1))
+        db.session.add(entry)
+        db.session.flush()
+        db.session.add(Inspection(permit_id=ids["near"], entry_authorization_id=entry.id, kind="follow_up",
+                                  started_at=started, status="submitted", submitted_at=clock.now()))
+        db.session.commit()
+        db.session.close()
+    page.click("#syncbar button[aria-label='Sync now']")
+    wait_synced(page)
+    page.locator(f"[data-request='{request_id}'] [data-test=done]").wait_for()
+    assert page.inner_text(f"[data-request='{request_id}'] [data-test=done]").startswith("Inspected ")

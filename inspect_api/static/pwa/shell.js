@@ -44,6 +44,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/applicant.js",
   "/static/pwa/js/screens/application.js",
   "/static/pwa/js/screens/completion.js",
+  "/static/pwa/js/screens/requests.js",
   "/static/pwa/js/screens/review.js",
   "/static/pwa/js/screens/review_detail.js",
   "/static/pwa/js/screens/closeout.js",

@@ -19,6 +19,7 @@ import { sampleScreen } from "./screens/sample.js";
 import { applicantScreen, permitScreen } from "./screens/applicant.js";
 import { applicationScreen } from "./screens/application.js";
 import { completionScreen } from "./screens/completion.js";
+import { requestsScreen } from "./screens/requests.js";
 import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
@@ -57,6 +58,7 @@ function routes() {
   route("/permits", guarded(applicantScreen, ["applicant"]));
   route("/permit/:id", guarded(permitScreen, ["applicant"]));
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
+  route("/permit/:id/requests", guarded(requestsScreen, ["applicant"]));
   route("/apply", guarded(applicationScreen, ["applicant"]));
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
