@@ -196,7 +196,8 @@ def _post_installation(site: Site, visits: list[Visit], requests: list[Request],
     day = local_day(reported, settings.tz)
     due = end_of_day(day + timedelta(days=settings.response_days), settings.tz)
     reason = f"Perimeter controls reported in on {day.isoformat()}"
-    return [_met(Obligation(site.permit_id, "post_installation", reason, due), _first(visits, "post_installation", None))]
+    return [_met(Obligation(site.permit_id, "post_installation", reason, due),
+                 _first(visits, "post_installation", None))]
 
 
 def _routine(site: Site, visits: list[Visit], settings: Settings) -> list[Obligation]:
@@ -240,7 +241,8 @@ def _storms(site: Site, visits: list[Visit], storms: Iterable[Storm], settings: 
     return out
 
 
-def _follow_ups(site: Site, visits: list[Visit], findings: Iterable[FindingDue], settings: Settings) -> list[Obligation]:
+def _follow_ups(site: Site, visits: list[Visit], findings: Iterable[FindingDue],
+                settings: Settings) -> list[Obligation]:
     out = []
     for finding in findings:
         base = Obligation(site.permit_id, "follow_up", f"Finding due to be corrected by {finding.due_on.isoformat()}",

@@ -47,7 +47,8 @@ def record_storm_event(user, data: dict[str, Any]) -> tuple[StormEvent, bool]:
     if existing is not None:
         return existing, False
     event = StormEvent(ended_at=data["ended_at"], inches=data["inches"], source=data["source"],
-                       source_kind="manual", created_by=user.id, rain_day=rules.local_day(data["ended_at"], settings().tz))
+                       source_kind="manual", created_by=user.id,
+                       rain_day=rules.local_day(data["ended_at"], settings().tz))
     if record_id:
         event.id = record_id
     db.session.add(event)
