@@ -239,6 +239,11 @@ async function refreshReference() {
   }
   const levels = await api("/api/v1/action-levels").catch((err) => (err.status === 404 ? null : Promise.reject(err)));
   if (levels && Array.isArray(levels.levels)) await meta.set("action_levels", levels.levels);
+  if (user.role === "inspector" || user.role === "supervisor") {
+    // The Town's program settings (routine interval, storm threshold and window): the day list needs them offline.
+    const program = await api("/api/v1/inspections/program-settings").catch((err) => (err.status === 404 ? null : Promise.reject(err)));
+    if (program) await meta.set("program_settings", program);
+  }
   if (user.role === "inspector") {
     const mine = listItems(await api("/api/v1/permits?assigned_to=me&limit=500"));
     await store.replaceSites(mine.map((p) => p.id));
