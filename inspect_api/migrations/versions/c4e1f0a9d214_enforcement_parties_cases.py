@@ -9,7 +9,7 @@ R-O3: one notice of costs per recipient (the violator and the owner), each with 
 protest; the single notice and protest kept on the cost recovery become the owner's notice.
 
 Revision ID: c4e1f0a9d214
-Revises: 82907e92c222
+Revises: c6bfe2870183
 Create Date: 2026-12-01 05:10:00.000000
 
 """
@@ -23,7 +23,7 @@ from inspect_api.db import UTCDateTime
 
 # revision identifiers, used by Alembic.
 revision = 'c4e1f0a9d214'
-down_revision = '82907e92c222'
+down_revision = 'c6bfe2870183'
 branch_labels = None
 depends_on = None
 
