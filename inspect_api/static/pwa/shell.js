@@ -18,6 +18,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/geo.js",
   "/static/pwa/js/hash.js",
   "/static/pwa/js/outbox.js",
+  "/static/pwa/js/outbox_order.js",
   "/static/pwa/js/router.js",
   "/static/pwa/js/store.js",
   "/static/pwa/js/sync.js",

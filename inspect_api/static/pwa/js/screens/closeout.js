@@ -138,7 +138,7 @@ function bondCard(bond, run) {
 }
 
 function ordersCard(data, run) {
-  const boxes = ORDER_KINDS.map(([value, text]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
+  const boxes = ORDER_KINDS.map(([value]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
   const requirement = h("textarea", { rows: 3, name: "requirement" });
   const deadline = h("input", { type: "date", name: "deadline", value: plusDays(7) });
   const local = h("div", { "aria-live": "polite" });
