@@ -1,7 +1,7 @@
 """one GPS fix shape: altitude and source on inspections; accuracy, altitude and source on samples
 
 Revision ID: c4e1a7d90b11
-Revises: 82907e92c222
+Revises: c4e1f0a9d214
 Create Date: 2026-12-01 05:30:00.000000
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'c4e1a7d90b11'
-down_revision = '82907e92c222'
+down_revision = 'c4e1f0a9d214'
 branch_labels = None
 depends_on = None
 
