@@ -314,7 +314,7 @@ class PermitSchema(Schema):
     review_level = fields.String()
     determination = fields.Nested(DeterminationSchema)
     version = fields.Integer()
-    applicant_id = fields.String()
+    applicant_id = fields.String(allow_none=True, metadata={"description": "null for a permit a supervisor opened for an enforcement case"})
     created_by = fields.String(allow_none=True)
     site = fields.Nested(SiteSchema)
     owner = fields.Nested(OwnerSchema)

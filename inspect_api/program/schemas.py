@@ -66,7 +66,9 @@ class ProgramSettingsSchema(Schema):
 class StormEventCreateSchema(Schema):
     id = fields.UUID(load_default=None)
     ended_at = fields.AwareDateTime(required=True)
-    inches = fields.Decimal(required=True, as_string=True, metadata={"example": "0.25"})
+    inches = fields.Decimal(required=True, as_string=True, metadata={
+        "example": "0.25", "type": "string", "format": "decimal", "pattern": r"^(?:100(?:\.0{1,2})?|\d{1,2}(?:\.\d{1,2})?)$",
+        "description": "Inches of rain as decimal text (a JSON number is accepted too)"})
     source = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
     @validates("inches")
@@ -80,7 +82,7 @@ class StormEventCreateSchema(Schema):
 
 class StormEventSchema(RecordFieldsSchema):
     ended_at = fields.AwareDateTime()
-    inches = fields.Decimal(as_string=True, places=2)
+    inches = fields.Decimal(as_string=True, places=2, metadata={"type": "string", "format": "decimal"})
     source = fields.String()
     source_kind = fields.String()
     station = fields.String(allow_none=True)
