@@ -23,7 +23,9 @@ UPLOAD_BODY = {"required": True, "description": "The file's bytes as the body (s
                "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in documents.ALLOWED_TYPES}}
 BYTES_RESPONSE = {"200": {"description": "The document's bytes (or a 302 to a signed storage URL)",
                           "content": {t: {"schema": {"type": "string", "format": "binary"}}
-                                      for t in documents.ALLOWED_TYPES}}}
+                                      for t in documents.ALLOWED_TYPES}},
+                  "302": {"description": "Redirect to a short-lived signed URL (S3 storage)",
+                          "headers": {"Location": {"schema": {"type": "string"}}}}}
 
 
 @blp.route("/final-reports")

@@ -82,7 +82,8 @@ class StormEventCreateSchema(Schema):
 
 class StormEventSchema(RecordFieldsSchema):
     ended_at = fields.AwareDateTime()
-    inches = fields.Decimal(as_string=True, places=2, metadata={"type": "string", "format": "decimal"})
+    inches = fields.Decimal(as_string=True, places=2, metadata={"type": "string", "format": "decimal",
+                                                                "pattern": r"^\d{1,3}\.\d{2}$"})
     source = fields.String()
     source_kind = fields.String()
     station = fields.String(allow_none=True)
