@@ -6,7 +6,7 @@ import { h, mount } from "./dom.js";
 import { registerServiceWorker } from "./swclient.js";
 import { fallback, go, route, start, currentPath } from "./router.js";
 import { homePath, renderNav, watchNav } from "./ui/nav.js";
-import { setStorageNote, startSyncBar } from "./ui/syncbar.js";
+import { setStorageNote, startSyncBar, STORAGE_AT_RISK } from "./ui/syncbar.js";
 import { refreshCounts, syncNow, syncState } from "./sync.js";
 import { startWatching } from "./geo.js";
 import { loginScreen } from "./screens/login.js";
@@ -22,6 +22,8 @@ import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
+import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
+import { registerScreen } from "./screens/register.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -45,6 +47,7 @@ function guarded(screen, roles) {
 function routes() {
   const field = ["inspector", "supervisor"];
   route("/login", loginScreen);
+  route("/register", registerScreen);
   route("/", async () => { go(homePath()); });
   route("/sites", guarded(sitesScreen, field));
   route("/site/:id", guarded(siteScreen, field));
@@ -59,6 +62,8 @@ function routes() {
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
   route("/review/:id", guarded(reviewDetailScreen, ["supervisor"]));
+  route("/applications", guarded(applicationsScreen, ["supervisor"]));
+  route("/application/:id", guarded(applicationDetailScreen, ["supervisor"]));
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
@@ -75,7 +80,7 @@ async function requestPersistence() {
   let persisted = await navigator.storage.persisted();
   if (!persisted) persisted = await navigator.storage.persist();
   await meta.set("storage_persisted", persisted);
-  setStorageNote(persisted ? "Storage kept" : "Storage not guaranteed");
+  setStorageNote(persisted ? "Storage kept" : STORAGE_AT_RISK);
 }
 
 function syncTriggers() {

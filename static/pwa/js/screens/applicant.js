@@ -89,7 +89,7 @@ export async function permitScreen(main, { id }) {
     if (permit.status === "draft") moves.push(h("a.button", { href: `#/apply/${id}` }, "Edit application"));
     const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
     mount(main,
-      h("p", h("a", { href: "#/permits" }, "← My permits")),
+      h("p", h("a.back", { href: "#/permits" }, "← My permits")),
       h("div.split", h("h1", site.address || "Application"), h("span", statusChip(permit.status), " ", pendingChip(permit))),
       ceaseWarning(permit),
       h("div.grid.two",

@@ -111,7 +111,7 @@ export async function applicationScreen(main, { id } = {}) {
   }
 
   const locate = h("button.small", { type: "button", onclick: () => { const p = bestFix(); if (p) { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); } } }, "Use my location");
-  mount(main, h("p", h("a", { href: "#/permits" }, "← My permits")), h("h1", existing ? "Edit application" : "New application"),
+  mount(main, h("p", h("a.back", { href: "#/permits" }, "← My permits")), h("h1", existing ? "Edit application" : "New application"),
     h("div.grid.wide-left",
       h("form.card", { onsubmit: save, novalidate: true },
         h("h2", "Site"), field("Address", f.address), h("div.fields.cols3", field("Parcel id", f.parcel), field("Latitude", f.lat), field("Longitude", f.lon)), locate,

@@ -35,7 +35,7 @@ export async function completionScreen(main, { id: permitId }) {
     syncNow("saved");
   }
 
-  mount(main, h("p", h("a", { href: `#/permit/${permitId}` }, "← Back to the permit")),
+  mount(main, h("p", h("a.back", { href: `#/permit/${permitId}` }, "← Back to the permit")),
     h("h1", "Completion notice"), h("p.muted", permit ? (permit.site || {}).address : ""),
     h("form.card", { onsubmit: save, novalidate: true },
       field("Statement", statement, "For example: all work is complete and matches the approved plan; permanent controls are in place."),

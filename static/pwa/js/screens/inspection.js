@@ -33,7 +33,7 @@ export async function startInspectionScreen(main, { id: permitId }) {
   const started = new Date();
   const { auth, problem } = await checkEntry(permitId, "examination", started);
   if (!permit || problem || !canDoFieldWork(permit)) {
-    mount(main, h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start the inspection"),
+    mount(main, h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start the inspection"),
       h("div.banner.error", { "data-test": "entry-problem" }, problem || "You are not assigned to this site."),
       problem ? h("a.button.primary", { href: `#/site/${permitId}/entry` }, "Record an entry authorization") : null);
     return;
@@ -138,7 +138,7 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
   const review = record.status === "returned" && record.review_comment
     ? h("div.banner.warn", "Returned by the supervisor: ", record.review_comment) : null;
   mount(main,
-    h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")),
+    h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")),
     h("div.split", h("h1", `Inspection — ${(permit && permit.site && permit.site.address) || ""}`), h("span", statusChip(record.status), " ", pendingChip(record))),
     ceaseWarning(permit), review,
     h("section.card",

@@ -65,7 +65,7 @@ export async function reviewDetailScreen(main, { id }) {
   const w = inspection.weather || {};
   const daySamples = samples.filter((s) => sameDay(s.sampled_at, inspection.started_at));
   mount(main,
-    h("p", h("a", { href: "#/review" }, "← Review queue")),
+    h("p", h("a.back", { href: "#/review" }, "← Inspections to review")),
     h("div.split", h("h1", `${label(inspection.kind)} inspection — ${site.address || ""}`), statusChip(inspection.status)),
     ceaseWarning(permit),
     h("div.grid.two",

@@ -94,7 +94,7 @@ export async function siteScreen(main, { id }) {
     };
     const open = findings.filter((f) => f.status === "open");
     mount(main,
-      h("p", h("a", { href: "#/sites" }, "← All sites")),
+      h("p", h("a.back", { href: "#/sites" }, "← All sites")),
       h("h1", site.address || "Site"),
       ceaseWarning(permit),
       // One list of cards in reading order (phone and portrait); on a landscape tablet the
@@ -114,7 +114,10 @@ export async function siteScreen(main, { id }) {
             h("button", { type: "button", onclick: () => start("sampling", `/site/${id}/sample/${uuid()}`) }, "Take a sample"),
             h("a.button", { href: `#/site/${id}/entry` }, "Record entry authorization"))
             : h("p.banner.info", "You are not assigned to this site: you can read it, not record field work."),
-          problem),
+          problem,
+          currentUser().role === "supervisor" ? h("div.actions", { "data-test": "office-links" },
+            h("a.button", { href: `#/application/${id}` }, "Application and decision"),
+            h("a.button", { href: `#/closeout/${id}` }, "Close-out, bonds and orders")) : null),
         h("section.card.right", h("h2", "Entry authorizations"),
           eas.length ? h("table", h("thead", h("tr", h("th", "Basis"), h("th", "Scope"), h("th", "Valid"), h("th", "State"))),
             h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),
