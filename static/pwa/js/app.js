@@ -16,6 +16,7 @@ import { entryScreen } from "./screens/entry.js";
 import { inspectionScreen, startInspectionScreen } from "./screens/inspection.js";
 import { sampleScreen } from "./screens/sample.js";
 import { applicantScreen, permitScreen } from "./screens/applicant.js";
+import { finalReportScreen } from "./screens/applicant_office.js";
 import { applicationScreen } from "./screens/application.js";
 import { completionScreen } from "./screens/completion.js";
 import { reviewScreen } from "./screens/review.js";
@@ -58,6 +59,7 @@ function routes() {
   route("/permits", guarded(applicantScreen, ["applicant"]));
   route("/permit/:id", guarded(permitScreen, ["applicant"]));
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
+  route("/permit/:id/final-report", guarded(finalReportScreen, ["applicant"]));
   route("/apply", guarded(applicationScreen, ["applicant"]));
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));

@@ -126,7 +126,7 @@ export async function applicationScreen(main, { id } = {}) {
         h("p", "Part 3 of the bylaw covers land disturbance of 5,000 sq ft or more that drains to the Town's storm drains or to waters of the Commonwealth."),
         h("ul", h("li", "5,000 to 20,000 sq ft: administrative land disturbance review."), h("li", "More than 20,000 sq ft: land disturbance permit."),
           h("li", "A land use with higher potential pollutant loads: land disturbance permit at any size.")),
-        h("p.hint", "Exemptions (bylaw §B) are claimed after the application is saved.")))));
+        h("p.hint", "Documents (the ESC plan; for a permit also the O&M plan) and exemption claims (bylaw §B) are added on the application's page once it is saved.")))));
   update();
   return () => clearTimeout(serverTimer);
 }
