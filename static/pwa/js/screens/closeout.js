@@ -15,6 +15,23 @@ const ORDER_KINDS = [["cease_and_desist", "Cease and desist"], ["controls", "Ins
   ["monitoring", "Monitoring"], ["remediation", "Remediation"]];
 const DAYS_AHEAD = 30;
 
+// The deadline list's summaries carry record codes ("deficiency (moderate): …", "ORD-2026-0001
+// (controls): …", "2026-05-04"); the supervisor reads words and the Town's dates.
+const ISO_DAY = /\b(\d{4}-\d{2}-\d{2})\b/g;
+export function deadlineWords(d) {
+  let text = String(d.summary || "");
+  const finding = /^([a-z_ ]+) \((\w+)\): (.*)$/s.exec(text);
+  const order = /^([A-Z]+-\d{4}-\d+) \(([a-z_, ]+)\): (.*)$/s.exec(text);
+  if (d.kind === "finding_due" && finding) {
+    text = `${label(finding[2])} ${finding[1].replaceAll("_", " ")}: ${finding[3]}`;
+  } else if (d.kind === "order_due" && order) {
+    const kinds = order[2].split(",").map((k) => k.trim().replaceAll(" ", "_"))
+      .map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1].toLowerCase());
+    text = `Order ${order[1]} (${kinds.join(", ")}): ${order[3]}`;
+  }
+  return text.replace(ISO_DAY, (m) => fmtDate(m));
+}
+
 function offlineView(main, title) {
   mount(main, h("h1", title), banner("warn", NEEDS_CONNECTION));
 }
@@ -48,7 +65,7 @@ export async function deadlinesScreen(main) {
         h("span.title", what, h("small", `Submitted ${fmtDate(rec.submitted_at)}`)),
         h("span.meta", h("span.chip.info", "Waiting for a decision"))))))) : null,
     due.length ? h("ul.plain.card", due.map((d) => h("li", h("a.row", { href: `#/closeout/${d.permit_id}`, dataset: { deadline: d.record_id } },
-      h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", d.summary)),
+      h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", deadlineWords(d))),
       h("span.meta", d.overdue ? h("span.chip.bad", `Overdue since ${fmtDate(d.due_on)}`) : h("span.chip.warn", `${d.kind === "bond_phase_release" ? "Waiting since" : "Due"} ${fmtDate(d.due_on)}`))))))
       : h("p.card.muted", `Nothing is due in the next ${DAYS_AHEAD} days.`));
 }

@@ -68,6 +68,13 @@ function serverFindings(record) {
       h("span.chip.warn", `Due ${fmtDate(f.due_on)}`)), f.required_action ? h("p.muted", f.required_action) : null))));
 }
 
+// The authorization the visit rests on, as the inspector knows it: basis, who granted it, until when.
+function entryWords(ea) {
+  if (!ea) return "Entry authorization: not on this device.";
+  return `Entry by ${label(ea.basis).toLowerCase()}${ea.granted_by_name ? ` from ${ea.granted_by_name}` : ""}`
+    + `${ea.valid_to ? `, valid until ${fmtDate(ea.valid_to)}` : ""}.`;
+}
+
 export async function inspectionScreen(main, { id: permitId, iid }) {
   const permit = await store.getPermit(permitId);
   const record = await store.getRecord("inspection", iid);
@@ -76,6 +83,7 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
     return null;
   }
   const editable = EDITABLE.includes(record.status) && canDoFieldWork(permit || {});
+  const ea = record.entry_authorization_id ? await store.getRecord("entry_authorization", record.entry_authorization_id) : null;
   const template = (await store.templates()).find((t) => t.key === record.checklist.template && t.version === record.checklist.template_version)
     || await store.currentTemplate(record.checklist.template);
   const state = { answers: record.checklist.items || [] };
@@ -147,7 +155,7 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
       weatherFields(record, editable, save),
       h("div.field", h("span.label", "Location"), h("div.split", where, relocate)),
       h("label.check", disturbance, "Land disturbance observed at the site"),
-      h("p.hint", `Started ${fmtTime(record.started_at)}. Entry under authorization ${record.entry_authorization_id.slice(0, 8)}.`)),
+      h("p.hint", `Started ${fmtTime(record.started_at)}. `, entryWords(ea))),
     h("section.card", checklist),
     h("section.card", field("Notes", notes)),
     serverFindings(record),
