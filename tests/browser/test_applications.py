@@ -68,6 +68,8 @@ def test_supervisor_decides_applications(live_server, new_context, factory, clie
     decision.get_by_role("button", name="Approve").click()
     assert "Give the reason for the decision" in decision.inner_text()
     decision.get_by_label("Reason for the decision").fill("ESC plan complete; perimeter controls shown on sheet C-1.")
+    assert "Give the reason" not in decision.inner_text()
+    page.evaluate("() => window.scrollTo(0, 0)")
     screenshot(page, "supervisor-deciding-application")
     decision.get_by_role("button", name="Approve").click()
     confirm(page, "94 Mill Road")

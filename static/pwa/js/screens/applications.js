@@ -123,6 +123,7 @@ function decisionCard(permit, run) {
   if (!choices.length) return null;
   const reason = h("textarea", { rows: 3, name: "decision-reason" });
   const local = h("div", { "aria-live": "polite" });
+  reason.addEventListener("input", () => mount(local));
   const decide = (to) => async (event) => {
     const button = event.currentTarget;
     const needsReason = to !== "under_review";
@@ -173,28 +174,31 @@ export async function applicationDetailScreen(main, { id }) {
     mount(main, h("p", h("a.back", { href: "#/applications" }, "← Applications")),
       h("div.split", h("h1", site.address || "Application"), statusChip(permit.status)),
       message,
-      h("div.grid.two",
-        h("section.card.determination", h("h2", permit.number || "Application without a number yet"),
-          h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
-          h("p", det.explanation || ""), (det.rules || []).length ? h("p.hint", `Rules applied: ${det.rules.join(", ")}`) : null),
-        h("section.card", h("h2", "Project"),
-          h("dl.kv",
-            h("dt", "Owner"), h("dd", [owner.name, owner.email, owner.phone].filter(Boolean).join(" · ") || "—"),
-            h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
-            h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
-            h("dt", "Drains to"), h("dd", [permit.drains_to_ms4 ? "Town storm drains (MS4)" : null, permit.drains_to_waters ? "waters of the Commonwealth" : null].filter(Boolean).join(" and ") || "Neither"),
-            h("dt", "Use"), h("dd", permit.proposed_use || "—"),
-            h("dt", "Submitted"), h("dd", fmtDate(permit.submitted_at))),
-          permit.description ? h("p", permit.description) : null,
-          (permit.phases || []).length ? h("p.hint", `Phases: ${permit.phases.map((p) => `${p.number}. ${p.name}${p.bond_amount ? ` (${money(p.bond_amount)})` : ""}`).join("; ")}`) : null)),
-      documentsCard(permit),
-      (permit.exemptions || []).length ? h("section.card", h("h2", "Exemption claims"),
-        h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null,
-      decisionCard(permit, run),
-      h("section.card", h("h2", "This site"), h("div.actions",
-        h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
-        h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),
-      historyCard(events));
+      // Tablet landscape: the record on the left, the decision beside it; one column on a phone.
+      h("div.grid.wide-left",
+        h("div",
+          h("section.card.determination", h("h2", permit.number || "Application without a number yet"),
+            h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+            h("p", det.explanation || ""), (det.rules || []).length ? h("p.hint", `Rules applied: ${det.rules.join(", ")}`) : null),
+          h("section.card", h("h2", "Project"),
+            h("dl.kv",
+              h("dt", "Owner"), h("dd", [owner.name, owner.email, owner.phone].filter(Boolean).join(" · ") || "—"),
+              h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
+              h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
+              h("dt", "Drains to"), h("dd", [permit.drains_to_ms4 ? "Town storm drains (MS4)" : null, permit.drains_to_waters ? "waters of the Commonwealth" : null].filter(Boolean).join(" and ") || "Neither"),
+              h("dt", "Use"), h("dd", permit.proposed_use || "—"),
+              h("dt", "Submitted"), h("dd", fmtDate(permit.submitted_at))),
+            permit.description ? h("p", permit.description) : null,
+            (permit.phases || []).length ? h("p.hint", `Phases: ${permit.phases.map((p) => `${p.number}. ${p.name}${p.bond_amount ? ` (${money(p.bond_amount)})` : ""}`).join("; ")}`) : null),
+          documentsCard(permit),
+          (permit.exemptions || []).length ? h("section.card", h("h2", "Exemption claims"),
+            h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null),
+        h("div",
+          decisionCard(permit, run),
+          h("section.card", h("h2", "This site"), h("div.actions",
+            h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
+            h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),
+          historyCard(events))));
   };
   mount(main, h("h1", "Application"), h("p.loading", "Loading…"));
   await draw();
