@@ -145,10 +145,16 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
 
   const review = record.status === "returned" && record.review_comment
     ? h("div.banner.warn", "Returned by the supervisor: ", record.review_comment) : null;
+  // A read-only inspection says why it cannot be changed.
+  const why = editable ? null : !canDoFieldWork(permit || {})
+    ? "You are not assigned to this site: you can read this inspection, not change it."
+    : record.status === "submitted" ? "Submitted for review: it can be changed again only if the supervisor returns it."
+      : record.status === "approved" ? "Approved and locked (R-I5): a later change is a new inspection that refers to this one."
+        : null;
   mount(main,
     h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")),
     h("div.split", h("h1", `Inspection — ${(permit && permit.site && permit.site.address) || ""}`), h("span", statusChip(record.status), " ", pendingChip(record))),
-    ceaseWarning(permit), review,
+    ceaseWarning(permit), review, why ? h("p.banner.info", { "data-test": "read-only" }, why) : null,
     h("section.card",
       h("div.fields.cols", field("Kind", kind), field("Construction phase", phase)),
       h("datalist", { id: "phase-list" }, phases.map((p) => h("option", { value: p }))),
