@@ -118,7 +118,7 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
     supervisor, sup = factory.as_role("supervisor")
     permit = closeout.permit("permit", status="work_complete", applicant=applicant,
                              site={"address": "120 Main Street, Fairhaven, MA 02719", "location": {"lat": 41.63, "lon": -70.9}})
-    permit_id, email = permit.id, applicant.email
+    permit_id, email, supervisor_email = permit.id, applicant.email, supervisor.email
     order = client.post("/api/v1/orders", headers=sup, json={"permit_id": permit_id, "kinds": ["controls"],
                         "requirements": [{"kind": "controls", "text": "Reseed the swale banks."}],
                         "deadline": (date.today() + timedelta(days=10)).isoformat()})
@@ -160,6 +160,15 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
     assert len(reports) == 1 and reports[0]["status"] == "submitted"
     assert [d["kind"] for d in reports[0]["documents"]] == ["as_built_plan"]
     assert {c["kind"] for c in reports[0]["controls"]} == {"structural", "non_structural"}
+
+    # The supervisor sees the report's documents on the card that accepts or returns it.
+    office = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(office, live_server.url, supervisor_email)
+    office.goto(f"{live_server.url}/#/closeout/{permit_id}")
+    link = office.locator(f"[data-closeout='{reports[0]['id']}'] a[data-report-document][href^='blob:']")
+    link.wait_for()
+    assert "as-built.pdf" in link.inner_text()
+    assert office.locator(f"[data-closeout='{reports[0]['id']}']").get_by_role("button", name="Accept").count() == 1
 
 
 def test_cancelled_completion_notice_drops_its_photos(live_server, new_context, factory, client):
