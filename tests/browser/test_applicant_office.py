@@ -67,12 +67,17 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     assert page.locator("[data-test=submit-needs]").count() == 0
     screenshot(page, "applicant-documents", sizes=("phone", "tablet"), locator="[data-test=documents]")
     page.get_by_role("button", name="Submit for review").click()
+    page.locator("[data-test=status]:has-text('Submitted')").first.wait_for()
     wait_synced(page)
 
     sup = factory.headers(factory.user("supervisor"))
-    record = client.get(f"/api/v1/permits/{permit_id}", headers=sup).get_json()
-    release_db()
-    assert record["status"] == "submitted"
+    for _ in range(100):  # the move travels through the outbox: wait until the server has it
+        record = client.get(f"/api/v1/permits/{permit_id}", headers=sup).get_json()
+        release_db()
+        if record["status"] != "draft" or not outbox_items(page):
+            break
+        page.wait_for_timeout(200)
+    assert record["status"] == "submitted", outbox_items(page)
     kinds = {d["kind"]: d for d in record["documents"]}
     assert set(kinds) == {"esc_plan", "om_plan"}
     assert kinds["esc_plan"]["filename"] == "esc-plan.pdf" and kinds["esc_plan"]["file_id"] is None
@@ -203,7 +208,12 @@ def test_cancelled_completion_notice_drops_its_photos(live_server, new_context, 
     assert page.locator("[data-test=status]").first.inner_text() == "Active"
     page.get_by_role("button", name="Work is complete").click()
     confirm(page, "completion date is set to today")
+    page.locator("[data-test=status]:has-text('Work complete')").first.wait_for()
     wait_synced(page)
-    stored = client.get(f"/api/v1/permits/{permit_id}", headers=headers).get_json()
-    release_db()
-    assert stored["status"] == "work_complete"
+    for _ in range(100):  # the move travels through the outbox: wait until the server has it
+        stored = client.get(f"/api/v1/permits/{permit_id}", headers=headers).get_json()
+        release_db()
+        if stored["status"] != "active" or not outbox_items(page):
+            break
+        page.wait_for_timeout(200)
+    assert stored["status"] == "work_complete", outbox_items(page)
