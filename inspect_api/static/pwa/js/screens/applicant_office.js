@@ -6,7 +6,7 @@ import { h, mount, field, banner, label, fmtDate, select, uuid, money } from "..
 import { api, raw, items as listItems, plain } from "../api.js";
 import { sha256Hex } from "../hash.js";
 import { EXEMPTION_LABELS, EXEMPTION_KINDS, LEVEL_TEXT } from "../rules/determination.js";
-import { DOCUMENT_KINDS, requiredDocuments, missingDocuments, exemptionEvidence } from "./applications.js";
+import { DOCUMENT_KINDS, requiredDocuments, exemptionEvidence } from "./applications.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import * as store from "../store.js";
