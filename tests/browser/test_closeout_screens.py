@@ -51,6 +51,10 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
     # The notice's photo is on the card that accepted it.
     page.locator(f"[data-closeout='{notice_id}'] figure.photo img[src^='blob:']").first.wait_for()
+    # Accepted with no certificate: the permit is listed under Deadlines until the certificate is issued.
+    page.goto(f"{live_server.url}/#/deadlines")
+    page.click(f"a.row[data-certificate-due='{admin_id}']")
+    page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
     page.get_by_role("button", name="Issue certificate of completion").click()
     confirm(page, "closes the permit")
     page.locator("a.button[data-certificate][href^='blob:']").wait_for()

@@ -45,17 +45,22 @@ function plusDays(days) {
 export async function deadlinesScreen(main) {
   if (!navigator.onLine) { offlineView(main, "Deadlines"); return; }
   mount(main, h("h1", "Deadlines"), h("p.loading", "Loading…"));
-  let due, notices, reports;
+  let due, notices, reports, accepted, certificates;
   try {
-    [due, notices, reports] = await Promise.all([
+    [due, notices, reports, accepted, certificates] = await Promise.all([
       api(`/api/v1/deadlines?before=${plusDays(DAYS_AHEAD)}`).then(listItems),
       api("/api/v1/completion-notices?status=submitted").then(listItems),
-      api("/api/v1/final-reports").then(listItems)]);
+      api("/api/v1/final-reports").then(listItems),
+      api("/api/v1/completion-notices?status=accepted").then(listItems),
+      api("/api/v1/certificates").then(listItems)]);
   } catch (err) {
     if (err.offline) { offlineView(main, "Deadlines"); return; }
     mount(main, h("h1", "Deadlines"), banner("error", plain(err)));
     return;
   }
+  // Accepted close-out with no certificate yet: the permit waits for the supervisor (R-F3).
+  const certified = new Set(certificates.map((c) => c.permit_id));
+  const toCertify = [...accepted, ...reports.filter((r) => r.status === "accepted")].filter((r) => !certified.has(r.permit_id));
   const waiting = [...notices.map((n) => [n, "Completion notice"]),
     ...reports.filter((r) => r.status === "submitted").map((r) => [r, "Final report"])];
   mount(main, h("h1", "Deadlines"),
@@ -64,6 +69,10 @@ export async function deadlinesScreen(main) {
       h("li", h("a.row", { href: `#/closeout/${rec.permit_id}`, dataset: { submission: rec.id } },
         h("span.title", what, h("small", `Submitted ${fmtDate(rec.submitted_at)}`)),
         h("span.meta", h("span.chip.info", "Waiting for a decision"))))))) : null,
+    toCertify.length ? h("section.card", h("h2", "Certificates to issue"), h("ul.plain", toCertify.map((rec) =>
+      h("li", h("a.row", { href: `#/closeout/${rec.permit_id}`, dataset: { certificateDue: rec.permit_id } },
+        h("span.title", rec.photo_ids ? "Completion notice accepted" : "Final report accepted", h("small", `Accepted ${fmtDate((rec.review || {}).reviewed_at)}`)),
+        h("span.meta", h("span.chip.warn", "No certificate yet"))))))) : null,
     due.length ? h("ul.plain.card", due.map((d) => h("li", h("a.row", { href: `#/closeout/${d.permit_id}`, dataset: { deadline: d.record_id } },
       h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", deadlineWords(d))),
       h("span.meta", d.overdue ? h("span.chip.bad", `Overdue since ${fmtDate(d.due_on)}`) : h("span.chip.warn", `${d.kind === "bond_phase_release" ? "Waiting since" : "Due"} ${fmtDate(d.due_on)}`))))))
