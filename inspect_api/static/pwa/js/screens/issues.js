@@ -107,7 +107,7 @@ function errorLines(errors, prefix = "") {
   const out = [];
   for (const [key, value] of Object.entries(errors || {})) {
     if (key === "current") continue;
-    const name = /^\d+$/.test(key) ? `${prefix}#${Number(key) + 1}` : `${prefix}${prefix ? " " : ""}${label(key)}`;
+    const name = /^\d+$/.test(key) ? `${prefix}#${Number(key) + 1}` : `${prefix}${prefix ? " " : ""}${label(key.replace(/_ids?$/, ""))}`;
     if (Array.isArray(value)) out.push(...value.map((v) => (typeof v === "object" ? errorLines(v, name) : [`${name}: ${localized(v)}`])).flat());
     else if (value && typeof value === "object") out.push(...errorLines(value, name));
     else out.push(`${name}: ${localized(value)}`);
@@ -162,7 +162,10 @@ function itemCard(item) {
   const conflict = item.state === "conflict";
   const rows = conflict ? localDifferences(item) : [];
   const step = conflict ? null : nextStep(item);
-  const errors = item.errors ? errorLines(item.errors) : [];
+  // Field errors that only repeat the message, or are machine keys ("revoked"), add nothing for a person.
+  const message = localized(item.message);
+  const errors = (item.errors ? errorLines(item.errors) : [])
+    .filter((line) => !line.endsWith(`: ${message}`) && !/: [a-z_]+$/.test(line));
   const server = item.server_record || {};
   return h("section.card.refusal", { dataset: { issue: item.state } },
     h("div.split", h("h2", `${WHAT[item.entity] || label(item.entity)}: ${item.label || ""}`),
