@@ -67,11 +67,11 @@ def test_photo_button_required_fields_storage_and_words(live_server, new_context
     page.get_by_role("button", name="Start inspection").click()
     page.locator("[data-item] button[data-answer=deficient]").first.click()
     button = page.locator("[data-item] .file-button").first
-    button.scroll_into_view_if_needed()
+    button.evaluate("e => e.scrollIntoView({block: 'center'})")  # clear of the sticky sync bar
     box = button.bounding_box()
     assert box["height"] >= 44 and box["width"] >= 44
     for x, y in [(3, 3), (box["width"] - 3, box["height"] - 3), (box["width"] / 2, box["height"] - 2)]:
-        with page.expect_file_chooser(timeout=3000) as chooser:
+        with page.expect_file_chooser(timeout=10000) as chooser:
             page.mouse.click(box["x"] + x, box["y"] + y)
         assert chooser.value.is_multiple()
     assert "Entry by permit condition from Permit condition 4" in page.inner_text("main")
