@@ -1,0 +1,93 @@
+"""Photo parents: the check made when a photo arrives (PUT /photos/{id} and tus alike), and the
+query that says when a stored photo counts for its parent record.
+
+A parent the server does not have yet is allowed (devices upload whatever is ready first), but
+such a photo counts for nothing until its parent exists on the same permit and its uploader had
+the right to edit that kind of record there (`attached`). That is evaluated when photos are read,
+never stored, so it cannot go stale: the moment the parent arrives the photo shows with it. Until
+then it is seen only by its uploader and supervisors, and it is in no report.
+
+The uploader's right is judged as of the upload: an inspector's photos stay evidence after the
+inspector is taken off the site, but a photo from an account that never had the right (an
+applicant's "inspection photo", an unassigned inspector's) never counts.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy import ColumnElement, exists, select
+
+from ..auth.models import User
+from ..errors import Conflict, Forbidden, ValidationFailed
+from ..extensions import db
+from ..permits.access import is_assigned, visible_permit_ids
+from ..permits.models import Assignment, Permit
+from . import parent_rules
+from .models import Photo
+
+
+def parent_models() -> dict[str, type]:
+    """parent_type -> model (imported here: those domains import photos, not the other way round)."""
+    from ..completion.models import CompletionNotice
+    from ..entry.models import EntryAuthorization
+    from ..inspections.models import Finding, Inspection
+    from ..sampling.models import Sample
+    return {"inspection": Inspection, "finding": Finding, "sample": Sample,
+            "entry_authorization": EntryAuthorization, "completion_notice": CompletionNotice}
+
+
+def _locked(parent_type: str, record) -> bool:
+    return parent_rules.parent_locked(
+        parent_type, status=getattr(record, "status", None),
+        deleted=getattr(record, "deleted_at", None) is not None,
+        revoked=getattr(record, "revoked_at", None) is not None)
+
+
+def check_attach(user, permit: Permit, parent_type: str | None, parent_id: str | None) -> None:
+    """May `user` add a photo to `permit` under this parent? Raises 409 record_locked (closed permit,
+    locked parent), 403 forbidden (no right to edit that kind of record here), 422 (a parent the
+    caller can see on another permit). A parent on a permit the caller cannot see answers exactly
+    like one not yet synced, so the check reveals nothing of other permits."""
+    if parent_rules.permit_locked(permit.status):
+        raise Conflict(f"The permit is {permit.status}; it takes no new photos.", error="record_locked")
+    assigned = user.role == "inspector" and is_assigned(user, permit)
+    if not parent_rules.may_attach(parent_type, user.role, assigned=assigned,
+                                   owns_permit=permit.applicant_id == user.id):
+        raise Forbidden(parent_rules.refusal(parent_type, user.role))
+    if parent_type is None:
+        return
+    record = db.session.get(parent_models()[parent_type], str(parent_id))
+    if record is None:
+        return  # not synced yet: allowed, and counted only once it arrives (see `attached`)
+    if record.permit_id != permit.id:
+        if db.session.scalar(visible_permit_ids(user).where(Permit.id == record.permit_id)) is not None:
+            raise ValidationFailed("The parent record belongs to another permit.",
+                                   errors={"parent_id": ["Must be a record of this permit."]})
+        return
+    if _locked(parent_type, record):
+        raise Conflict(f"This {parent_rules.words(parent_type)} is locked; it takes no new photos.",
+                       error="record_locked")
+
+
+def attached() -> ColumnElement[bool]:
+    """SQL, correlated to Photo: the photo counts for its parent (or has none)."""
+    role = select(User.role).where(User.id == Photo.created_by).correlate(Photo).scalar_subquery()
+    was_assigned = exists().where(
+        Assignment.permit_id == Photo.permit_id, Assignment.inspector_id == Photo.created_by,
+        Assignment.assigned_at <= Photo.created_at,
+        sa.or_(Assignment.removed_at.is_(None), Assignment.removed_at > Photo.created_at)).correlate(Photo)
+    owns_permit = exists().where(Permit.id == Photo.permit_id, Permit.applicant_id == Photo.created_by).correlate(Photo)
+    field_right = sa.or_(role == "supervisor", sa.and_(role == "inspector", was_assigned))
+    filed_right = sa.or_(role == "supervisor", sa.and_(role == "applicant", owns_permit))
+    branches = [Photo.parent_type.is_(None)]
+    for kind, model in parent_models().items():
+        conditions = [model.id == Photo.parent_id, model.permit_id == Photo.permit_id]
+        if hasattr(model, "deleted_at"):
+            conditions.append(model.deleted_at.is_(None))
+        right = field_right if kind in parent_rules.FIELD_PARENTS else filed_right
+        branches.append(sa.and_(Photo.parent_type == kind, exists().where(*conditions).correlate(Photo), right))
+    return sa.or_(*branches)
+
+
+def is_attached(photo: Photo) -> bool:
+    return bool(db.session.scalar(select(sa.literal(True)).select_from(Photo)
+                                  .where(Photo.id == photo.id, attached())))
