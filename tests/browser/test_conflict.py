@@ -55,7 +55,10 @@ def test_second_device_edit_surfaces_as_conflict(live_server, new_context, facto
     office = new_context().new_page()
     sign_in(office, live_server.url, people.supervisor_email)
     office.goto(f"{live_server.url}/#/issues")
-    assert "Notes" in office.locator("[data-conflict]").inner_text()
+    office_card = office.locator("[data-conflict]").inner_text()
+    assert "Notes" in office_card and "by Ines Ortiz" in office_card
+    assert "Lab courier collected the bottle." in office_card  # the server's value beside the device's
+    assert "Resampled after the rain; water still cloudy." in office_card
 
     card.get_by_role("button", name="Use mine").click()
     page.wait_for_selector("[data-test=no-issues]")

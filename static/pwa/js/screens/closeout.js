@@ -3,6 +3,7 @@
 // records, so they are made online only; nothing here goes through the outbox.
 import { h, mount, field, banner, label, fmtDate, localDate, uuid } from "../dom.js";
 import { api, raw, items as listItems, plain } from "../api.js";
+import { thumb } from "../ui/photos.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -52,14 +53,15 @@ export async function deadlinesScreen(main) {
 }
 
 async function loadPermit(id) {
-  const [permit, notices, reports, certificates, bonds, orders] = await Promise.all([
+  const [permit, notices, reports, certificates, bonds, orders, photos] = await Promise.all([
     api(`/api/v1/permits/${id}`),
     api(`/api/v1/completion-notices?permit_id=${id}`).then(listItems),
     api(`/api/v1/final-reports?permit_id=${id}`).then(listItems),
     api(`/api/v1/certificates?permit_id=${id}`).then(listItems),
     api(`/api/v1/bonds?permit_id=${id}`).then(listItems),
-    api(`/api/v1/orders?permit_id=${id}`).then(listItems)]);
-  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders };
+    api(`/api/v1/orders?permit_id=${id}`).then(listItems),
+    api(`/api/v1/photos?permit_id=${id}&parent_type=completion_notice`).then(listItems)]);
+  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, photos };
 }
 
 // Runs one decision; shows the server's reason when refused, otherwise redraws the panel.
@@ -76,7 +78,15 @@ function action(message, redraw) {
   };
 }
 
-function submissionCard(rec, what, path, run) {
+// The notice's photos, each with who uploaded it: evidence is weighed knowing whose it is.
+function noticePhotos(rec, photos) {
+  const mine = (photos || []).filter((p) => p.parent_id === rec.id || (rec.photo_ids || []).includes(p.id));
+  if (!mine.length) return null;
+  return h("div.photos", mine.map((p) => h("div", thumb(p.id),
+    h("p.hint.uploader", `Uploaded by ${(p.uploaded_by && p.uploaded_by.name) || "an account no longer named"}`))));
+}
+
+function submissionCard(rec, what, path, run, photos) {
   const reasons = h("textarea", { rows: 3, name: "reasons" });
   const local = h("div", { "aria-live": "polite" });
   const decide = (decision) => (event) => {
@@ -90,6 +100,7 @@ function submissionCard(rec, what, path, run) {
     h("dl.kv", h("dt", "Submitted"), h("dd", fmtDate(rec.submitted_at)),
       rec.completed_on ? [h("dt", "Work completed"), h("dd", fmtDate(rec.completed_on))] : null,
       rec.review && rec.review.reasons ? [h("dt", "Reasons given"), h("dd", rec.review.reasons)] : null),
+    noticePhotos(rec, photos),
     rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local,
       h("div.actions", h("button.primary", { type: "button", onclick: decide("accept") }, "Accept"),
         h("button.danger", { type: "button", onclick: decide("return") }, "Return with reasons"))] : null);
@@ -179,7 +190,7 @@ export async function closeoutScreen(main, { id }) {
     mount(main, h("p", h("a", { href: "#/deadlines" }, "← Deadlines")),
       h("div.split", h("h1", `Close-out — ${permit.number || "Permit"}`), h("span.chip.info", label(permit.status))),
       h("p.muted", [(permit.site || {}).address, label(permit.review_level)].filter(Boolean).join(" · ")), message,
-      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run)),
+      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run, data.photos)),
       data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run)),
       certificateCard(data, run, urls),
       data.bonds.map((b) => bondCard(b, run)),

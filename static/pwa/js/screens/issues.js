@@ -91,6 +91,11 @@ function itemCard(item) {
     box);
 }
 
+function shown(value) {
+  if (value === null || value === undefined || value === "") return "—";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
 function serverConflictCard(c, reload) {
   const box = h("div", { "aria-live": "polite" });
   const act = async (resolution) => {
@@ -101,7 +106,12 @@ function serverConflictCard(c, reload) {
   };
   return h("section.card", { dataset: { conflict: c.id } },
     h("div.split", h("h2", `${WHAT[c.entity] || label(c.entity)} ${c.record_id.slice(0, 8)}`), h("span.chip.warn", "Open conflict")),
-    h("p", `Fields that differ: ${(c.fields || []).map(label).join(", ") || "—"}. Raised ${fmtTime(c.created_at)}.`),
+    h("p.raised", `Raised ${fmtTime(c.created_at)} by ${(c.raised_by && c.raised_by.name) || "an account no longer named"}` +
+      (c.device ? ` from ${c.device.name || `device ${String(c.device.id).slice(0, 8)}`}` : "") + "."),
+    (c.differences || []).length
+      ? h("table.differences", h("thead", h("tr", h("th", "Field"), h("th", "Server"), h("th", "Device"))),
+        h("tbody", c.differences.map((d) => h("tr", h("td", label(d.field)), h("td", shown(d.server)), h("td", shown(d.device))))))
+      : h("p", `Fields that differ: ${(c.fields || []).map(label).join(", ") || "—"}.`),
     h("div.actions",
       h("button.primary", { type: "button", onclick: () => act("take_device") }, "Take the device's"),
       h("button", { type: "button", onclick: () => act("keep_server") }, "Keep the server's")), box);

@@ -91,6 +91,7 @@ export async function reviewDetailScreen(main, { id }) {
       (s.exceedances || []).length ? h("span.chip.bad", " exceeds action level") : null)))) : null,
     h("section.card", h("h2", `Photos (${photos.length})`),
       h("div.photos", photos.map((p) => h("div", h("strong", `#${numbers.get(p.id)}`), thumb(p.id),
+        h("p.hint.uploader", p.uploaded_by ? `Uploaded by ${p.uploaded_by.name || "an account no longer named"}` : "Uploader shown once synced"),
         h("p.hint", p.location ? `${p.location.source === "exif" ? "Camera GPS" : "Device fix"}${p.distance_to_site_m != null ? ` · ${Math.round(p.distance_to_site_m)} m from site` : ""}${p.within_site ? " · inside limit of work" : ""}` : "No location"))))),
     inspection.status === "submitted" ? h("section.card", h("h2", "Decision"),
       field("Comments for the inspector", comment, "Required when returning."), message,
