@@ -22,8 +22,14 @@ DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals
 - Limits: MAX_UPLOAD_BYTES (413, checked from Content-Length and while streaming) and
   MAX_IMAGE_PIXELS (422 image_invalid, checked from the header before decoding). Truncated or
   corrupt files are 422. Nothing is stored from a rejected or interrupted upload.
-- Metadata as query parameters or headers (X-Permit-Id, X-Parent-Type, ...). The parent record may
-  not exist yet; it is kept as given.
+- Metadata as query parameters or headers (X-Permit-Id, X-Parent-Type, ...).
+- Parents: attaching a photo needs the right to edit the parent (inspection, finding, sample, entry
+  authorization: an inspector assigned to the site or a supervisor; completion notice: the permit's
+  applicant or a supervisor), else 403. A parent of another permit the caller can see is 422. A locked
+  parent (approved inspection, closed finding, revoked authorization, accepted notice) or a closed
+  permit is 409 record_locked. The same checks apply on the tus path, at creation and on completion.
+- The parent record may not exist yet: such a photo is seen only by its uploader and supervisors, and
+  is in no report, until its parent exists on the same permit. `uploaded_by` names who uploaded it.
 - GPS: every rational form cameras write; a coordinate without its N/S or E/W reference is read as
   north/east; altitude reference 1 is below sea level. `location` is the EXIF position unless it is
   absent, not a number, out of range or exactly (0, 0), else the device fix (`source` says which).
