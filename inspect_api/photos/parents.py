@@ -14,8 +14,10 @@ applicant's "inspection photo", an unassigned inspector's) never counts.
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy import ColumnElement, event, exists, select
+from sqlalchemy.orm import Session
 
+from .. import changes
 from ..auth.models import User
 from ..errors import Conflict, Forbidden, ValidationFailed
 from ..extensions import db
@@ -91,3 +93,47 @@ def attached() -> ColumnElement[bool]:
 def is_attached(photo: Photo) -> bool:
     return bool(db.session.scalar(select(sa.literal(True)).select_from(Photo)
                                   .where(Photo.id == photo.id, attached())))
+
+
+# -- sync: a photo that starts to count is sent again ------------------------------------------------
+# Whether a photo counts is read, not stored, so nothing about the photo row changes when its parent
+# arrives, or when a draft inspection is submitted and its findings and photos become the
+# applicant's to see. Devices pull by change, so those rows are marked changed then (changes.touch's
+# bookkeeping) and every device that skipped them receives them on its next pull.
+
+
+def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
+    """(parent_type, id) of parents that just appeared, and ids of inspections that just left draft."""
+    kinds = {model: kind for kind, model in parent_models().items()}
+    from ..inspections.models import Inspection
+    parents, submitted = [], []
+    for obj in session.new:
+        kind = kinds.get(type(obj))
+        if kind is not None:
+            parents.append((kind, str(obj.id)))
+    for obj in session.dirty:
+        if isinstance(obj, Inspection):
+            history = sa.inspect(obj).attrs.status.history
+            if "draft" in (history.deleted or ()) and obj.status != "draft":
+                submitted.append(str(obj.id))
+    return parents, submitted
+
+
+@event.listens_for(Session, "after_flush")
+def _resend_children(session: Session, _flush_context) -> None:
+    parents, submitted = _awakened(session)
+    if not parents and not submitted:
+        return
+    from ..inspections.models import Finding
+    with session.no_autoflush:
+        if submitted:
+            for finding_id, permit_id in session.execute(select(Finding.id, Finding.permit_id).where(
+                    Finding.inspection_id.in_(submitted))):
+                changes.touch_row(Finding, finding_id, permit_id, session)
+                parents.append(("finding", str(finding_id)))
+            parents += [("inspection", i) for i in submitted]
+        for start in range(0, len(parents), 400):
+            chunk = parents[start:start + 400]
+            condition = sa.or_(*[sa.and_(Photo.parent_type == kind, Photo.parent_id == pid) for kind, pid in chunk])
+            for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(condition)):
+                changes.touch_row(Photo, photo_id, permit_id, session)

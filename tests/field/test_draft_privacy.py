@@ -29,14 +29,15 @@ def _photo(site, parent_type: str, parent_id: str, color) -> str:
     return photo_id
 
 
-def _applicant_sees(site) -> dict[str, set[str]]:
+def _applicant_sees(site, cursor: str | None = None) -> dict:
     client, h = site.client, site.applicant_h
     findings = client.get(f"{API}/findings", query_string={"permit_id": site.permit.id}, headers=h).get_json()
     photos = client.get(f"{API}/photos", query_string={"permit_id": site.permit.id}, headers=h).get_json()
-    pulled = client.get(f"{API}/sync/pull", headers={**h, "X-Device-Id": "applicant-phone"}).get_json()
+    pulled = client.get(f"{API}/sync/pull", query_string={"cursor": cursor} if cursor else {},
+                        headers={**h, "X-Device-Id": "applicant-phone"}).get_json()
     items = lambda body: body if isinstance(body, list) else body["items"]  # noqa: E731
     return {"findings": {f["id"] for f in items(findings)}, "photos": {p["id"] for p in items(photos)},
-            "pulled": {c["id"] for c in pulled["changes"]}}
+            "pulled": {c["id"] for c in pulled["changes"]}, "cursor": pulled["cursor"]}
 
 
 def test_findings_and_photos_of_a_draft_inspection_stay_hidden_from_the_applicant(site):
@@ -63,9 +64,10 @@ def test_findings_and_photos_of_a_draft_inspection_stay_hidden_from_the_applican
                             headers=site.inspector_h).get_json()
     assert {on_inspection, on_finding} <= {p["id"] for p in staff}
 
-    # submitted, the inspection and everything on it is the applicant's to see
+    # submitted, the inspection and everything on it is the applicant's to see, and the phone that
+    # pulled before receives all of it on its next pull, though the finding and photos did not change
     assert site.submit(inspection_id).status_code == 200
-    seen = _applicant_sees(site)
+    seen = _applicant_sees(site, cursor=seen["cursor"])
     assert finding_id in seen["findings"] and {on_inspection, on_finding} <= seen["photos"]
     assert hidden <= seen["pulled"]
     assert site.client.get(f"{API}/findings/{finding_id}", headers=h).status_code == 200

@@ -163,6 +163,25 @@ def test_a_pending_parent_shows_the_photo_only_to_its_uploader_and_supervisors(c
     assert seen(colleague_h) and seen(world.h["applicant"])
 
 
+def test_a_photo_reaches_other_devices_once_its_parent_arrives(client, world, factory):
+    """The photo row does not change when its parent arrives, yet a device that pulled while the photo
+    did not count yet receives it on its next pull."""
+    site, inspection_id = world.site, str(uuid.uuid4())
+    colleague, colleague_h = factory.as_role("inspector")
+    factory.assign(world.permit, colleague)
+    pull = lambda cursor=None: client.get(f"{API}/sync/pull", query_string={"cursor": cursor} if cursor else {},  # noqa: E731
+                                          headers={**colleague_h, "X-Device-Id": "colleague-tablet"}).get_json()
+    photo = put_photo(client, world.h["inspector"], world.permit.id, jpeg((36, 24)), parent_type="inspection",
+                      parent_id=inspection_id).get_json()
+    first = pull()
+    assert photo["id"] not in {c["id"] for c in first["changes"]}
+    assert site.inspection(site.entry_id(), id=inspection_id).status_code == 201
+    later = pull(first["cursor"])
+    received = {c["id"]: c for c in later["changes"]}
+    assert inspection_id in received and photo["id"] in received
+    assert received[photo["id"]]["data"]["uploaded_by"] == {"id": world.users["inspector"].id, "name": "Ines Ortiz"}
+
+
 def test_a_parent_on_a_permit_the_caller_cannot_see_answers_like_one_not_synced(client, world, factory):
     """Nothing tells an applicant that another permit's record exists; the photo never counts for it."""
     other_applicant, other_h = factory.as_role("applicant")
