@@ -13,7 +13,7 @@ from inspect_api import clock
 from inspect_api.extensions import db
 from inspect_api.sync.models import SyncConflict
 
-from .conftest import API, T0, create, edit, entry_data, iso
+from .conftest import API, T0, create, edit, iso
 
 
 def _conflicts(record_id: str) -> int:
