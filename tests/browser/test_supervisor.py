@@ -35,7 +35,7 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     assert page.locator("svg.sitemap rect.sitept").count() == 1
     page.locator("figure.photo img[src^='blob:']").nth(1).wait_for()
     assert page.locator("figure.photo img[src^='blob:']").count() == 2
-    assert page.locator("p.uploader").all_inner_texts() == ["Uploaded by Ines Ortiz"] * 2
+    assert page.locator("[data-test=uploaded-by]").all_inner_texts() == ["By Ines Ortiz"] * 2
     screenshot(page, "supervisor-review")
     screenshot(page, "supervisor-review-map", locator="svg.sitemap")
 
@@ -43,7 +43,7 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     assert "Say what to change" in page.inner_text("main")
     page.get_by_label("Comments for the inspector").fill("Add a photo of the repaired wattle before resubmitting.")
     page.get_by_role("button", name="Return with comments").click()
-    page.locator("h1:has-text('Review queue')").wait_for()
+    page.locator("h1:has-text('Inspections to review')").wait_for()
     wait_synced(page)
     after = client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()
     release_db()
