@@ -14,6 +14,9 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+MIN_SECRET_BYTES = 32
+
+
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
@@ -70,10 +73,14 @@ class Config:
     TIMEZONE = "America/New_York"
 
     def check(self) -> None:
-        if not self.JWT_SECRET_KEY:
-            raise RuntimeError("JWT_SECRET_KEY must be set outside development and tests")
-        if not self.SECRET_KEY:
-            raise RuntimeError("SECRET_KEY must be set outside development and tests")
+        for name in ("JWT_SECRET_KEY", "SECRET_KEY"):
+            value = getattr(self, name)
+            if not value:
+                raise RuntimeError(f"{name} must be set outside development and tests")
+            # HS256 keys shorter than the hash (32 bytes) can be brute-forced from one token (RFC 7518 3.2).
+            if len(value.encode("utf-8")) < MIN_SECRET_BYTES:
+                raise RuntimeError(f"{name} must be at least {MIN_SECRET_BYTES} bytes long "
+                                   "(e.g. `python3 -c 'import secrets; print(secrets.token_hex(32))'`)")
 
 
 class DevelopmentConfig(Config):
