@@ -49,8 +49,16 @@ class Config:
     # A JSON body is small; photos and documents have their own streaming paths and limits.
     MAX_CONTENT_LENGTH = None
     MAX_JSON_BYTES = _int("MAX_JSON_BYTES", 5 * 1024 * 1024)
+    # No record nests more than a few levels; Python's parser and encoder recurse once per level
+    # and fail near 1000, so deeper bodies are refused (400 json_too_deep) before anything parses them.
+    MAX_JSON_DEPTH = _int("MAX_JSON_DEPTH", 768)
+    # Unsubmitted applications one account may hold at once (409 too_many_drafts beyond).
+    MAX_OPEN_DRAFTS = _int("MAX_OPEN_DRAFTS", 20)
     SYNC_MAX_BATCH = _int("SYNC_MAX_BATCH", 500)
     SYNC_PULL_MAX_LIMIT = _int("SYNC_PULL_MAX_LIMIT", 1000)
+    # A pull page also ends once its records reach this many bytes of JSON (a record larger than
+    # this still goes, alone), so a few huge records cannot make one page tens of megabytes.
+    SYNC_PULL_MAX_BYTES = _int("SYNC_PULL_MAX_BYTES", 5 * 1024 * 1024)
     TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
     UPLOAD_TEMP_DIR = os.environ.get("UPLOAD_TEMP_DIR")  # None -> instance/tmp
@@ -58,6 +66,9 @@ class Config:
     # With S3 storage, photos redirect to presigned bucket URLs: list the bucket's https origin(s)
     # (space-separated) so the app's Content-Security-Policy lets it show them.
     PWA_MEDIA_ORIGINS = os.environ.get("PWA_MEDIA_ORIGINS", "")
+    # The address clients reach the API at (https://permits.example.org); absolute URLs the API
+    # hands out (the tus Location) are built on it, never on the request's Host. Unset: relative.
+    PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL") or None
 
     RATELIMIT_STORAGE_URI = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
     RATELIMIT_HEADERS_ENABLED = True

@@ -50,6 +50,9 @@ class TokenPairSchema(Schema):
     access_token = fields.String(required=True)
     refresh_token = fields.String(required=True)
     user = fields.Nested(UserSchema)
+    device_id = fields.String(allow_none=True, metadata={
+        "description": "The device this session signed in on: the one asked for, or a new id when that one "
+                       "belongs to another account (keep it and send it from now on)"})
 
 
 class AccessTokenSchema(Schema):

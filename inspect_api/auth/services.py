@@ -1,6 +1,8 @@
 """Accounts and sign-in sessions. Services flush; the request commits once."""
 from __future__ import annotations
 
+import uuid
+
 from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
@@ -110,6 +112,12 @@ def authenticate(email: str, password: str) -> User:
 
 
 def start_session(user: User, device_name: str | None, device_id: str | None) -> dict:
+    if device_id:
+        from ..sync.devices import device_owner
+        if device_owner(device_id) not in (None, user.id):
+            # A shared tablet whose id is another account's: this account gets a device of its own
+            # (answered as `device_id`, which the app keeps), never the other account's device.
+            device_id = str(uuid.uuid4())
     expires = utcnow() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
     session = AuthSession(user_id=user.id, device_name=device_name, device_id=device_id, expires_at=expires)
     db.session.add(session)
@@ -123,6 +131,7 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
         "access_token": create_access_token(identity=user.id, additional_claims=claims),
         "refresh_token": create_refresh_token(identity=user.id, additional_claims=claims),
         "user": user,
+        "device_id": device_id,
     }
 
 

@@ -6,6 +6,7 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required
 from ..extensions import db
+from ..http import PRIVATE_FILE_CACHE
 from ..storage import get_storage
 from ..uploads import receive_to_tempfile
 from . import services
@@ -69,8 +70,8 @@ def _serve(key: str, content_type: str, etag: str, filename: str, *, original: b
         response.headers["Cache-Control"] = "no-store"
         return response
     response = send_file(store.local_path(key), mimetype=content_type, etag=etag, conditional=True,
-                         download_name=filename, max_age=3600)
-    response.headers["Cache-Control"] = "private, max-age=3600"
+                         download_name=filename)
+    response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
     if original:
         response.headers["X-Content-SHA256"] = etag
     return response

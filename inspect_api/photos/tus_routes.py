@@ -8,6 +8,7 @@ from marshmallow import Schema, fields
 
 from ..auth.permissions import current_user, login_required
 from ..errors import ApiError
+from ..http import public_url
 from ..extensions import db
 from . import resumable, services, tus
 from .schemas import PhotoSchema
@@ -111,7 +112,7 @@ class Uploads(MethodView):
         upload = resumable.create_upload(current_user, request.headers.get("Upload-Length"),
                                          request.headers.get("Upload-Metadata"),
                                          deferred="Upload-Defer-Length" in request.headers)
-        location = url_for("uploads.UploadItem", upload_id=upload.id, _external=True)
+        location = public_url(url_for("uploads.UploadItem", upload_id=upload.id))
         return upload, 201, {"Location": location, **_upload_headers(upload)}
 
 
