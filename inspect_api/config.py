@@ -45,6 +45,14 @@ class Config:
 
     MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 40 * 1024 * 1024)
     MAX_IMAGE_PIXELS = _int("MAX_IMAGE_PIXELS", 100_000_000)
+    # Memory one image may take to read (decoded pixels plus working copies). JPEG decodes reduced
+    # (draft mode), so any JPEG within MAX_IMAGE_PIXELS fits; PNG, WebP and HEIC decode at full size:
+    # 320 MB admits a 48 MP HEIC from a current phone and a 22 MP PNG with transparency, and
+    # refuses larger ones (422 image_too_large). IMAGE_WORKERS images are read at once per process;
+    # the next waits up to IMAGE_WAIT_SECONDS, then 503 image_busy.
+    MAX_IMAGE_DECODE_BYTES = _int("MAX_IMAGE_DECODE_BYTES", 320 * 1024 * 1024)
+    IMAGE_WORKERS = _int("IMAGE_WORKERS", 2)
+    IMAGE_WAIT_SECONDS = _int("IMAGE_WAIT_SECONDS", 30)
     MAX_DOCUMENT_BYTES = _int("MAX_DOCUMENT_BYTES", 40 * 1024 * 1024)
     # A JSON body is small; photos and documents have their own streaming paths and limits.
     MAX_CONTENT_LENGTH = None

@@ -111,7 +111,10 @@ class PhotoItem(MethodView):
         photo_id = services.check_before_body(current_user, photo_id, meta)
         services.release_transaction()
         with receive_to_tempfile(request.stream, current_app.config["MAX_UPLOAD_BYTES"]) as received:
-            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected)
+            # Read the image before the database is touched again: no transaction (and on SQLite no
+            # write lock) is held while it decodes.
+            derived = services.derive_image(received) if received.sha256 == expected else None
+            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected, derived)
         return services.dump_photo(photo), 201 if created else 200
 
     @login_required
