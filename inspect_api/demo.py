@@ -221,11 +221,11 @@ def demo(host: str, port: int, password: str | None) -> None:
     import flask_migrate
 
     from .auth.passwords import password_problems
-    from .config import PROJECT_ROOT
+    from .config import instance_path
     if password and password_problems(password):
         # The demo accounts follow the same password rule as real ones (NIST SP 800-63B).
         raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
-    instance = Path(PROJECT_ROOT, "instance")
+    instance = instance_path()
     _fresh_files(instance)
     app = _demo_app(instance)
     with app.app_context():
