@@ -13,7 +13,7 @@ from .extensions import api, db, jwt, limiter, migrate
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. A package joins
 # the app by having routes.py (a `blp`) and/or models.py; nothing else needs editing.
-DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "photos", "sync",
+DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos", "sync",
            "completion", "bonds", "enforcement", "reports", "exports", "web")
 
 

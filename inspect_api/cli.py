@@ -41,7 +41,7 @@ def users_create(email: str, role: str, password: str, name: str) -> None:
 def _register_optional_commands() -> None:
     import importlib
     import importlib.util
-    for module in ("inspect_api.demo", "inspect_api.enforcement.cli", "inspect_api.photos.cli"):
+    for module in ("inspect_api.demo", "inspect_api.enforcement.cli", "inspect_api.photos.cli", "inspect_api.program.cli"):
         if importlib.util.find_spec(module.rsplit(".", 1)[0]) and importlib.util.find_spec(module):
             mod = importlib.import_module(module)
             for command in getattr(mod, "commands", []):

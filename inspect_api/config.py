@@ -102,6 +102,11 @@ class Config:
     OPENAPI_SWAGGER_UI_PATH = "/docs"
     OPENAPI_SWAGGER_UI_URL = None  # set below only when a local copy is not available
     TIMEZONE = "America/New_York"
+    # The inspection program (R-I1; README "Inspection program"): the Town may change these.
+    INSPECTION_ROUTINE_DAYS = _int("INSPECTION_ROUTINE_DAYS", 14)
+    STORM_THRESHOLD_INCHES = os.environ.get("STORM_THRESHOLD_INCHES", "0.25")
+    STORM_WINDOW_HOURS = _int("STORM_WINDOW_HOURS", 24)
+    INSPECTION_RESPONSE_DAYS = _int("INSPECTION_RESPONSE_DAYS", 5)
 
     def check(self) -> None:
         for name in ("JWT_SECRET_KEY", "SECRET_KEY"):

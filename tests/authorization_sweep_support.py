@@ -41,6 +41,7 @@ PATH_IDS = {
     ("/inspections/", "record_id"): "inspection",
     ("/inspections/", "inspection_id"): "inspection",
     ("/findings/", "record_id"): "finding",
+    ("/inspection-requests/", "request_id"): "inspection_request",
     ("/samples/", "sample_id"): "sample",
     ("/photos/", "photo_id"): "photo",
     ("/completion-notices/", "notice_id"): "notice",

@@ -128,6 +128,8 @@ class World:
             "permit_id": pid, "entry_authorization_id": self.ids["entry"], "sampled_at": iso(now - timedelta(hours=1)),
             "sampler": "Dana Field", "outfall_id": "OF-1", "sample_type": "grab", "analysis": "field",
             "parameters": [{"name": "ph", "value": 7.1, "unit": "SU"}]}))
+        self.record("inspection_request", self.call("b", "POST", "/inspection-requests", json={
+            "permit_id": pid, "kind": "re_inspection", "note": "Silt fence re-installed"}))
 
     def _enforcement(self) -> None:
         pid, today = self.ids["permit"], clock.today()

@@ -111,7 +111,18 @@ def _bond_phases(before: date, today: date) -> Iterable[dict[str, Any]]:
     return items
 
 
-SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases)
+def _overdue_inspections(before: date, today: date) -> Iterable[dict[str, Any]]:
+    overdue = _optional("inspect_api.program.services", "overdue_inspections")
+    if overdue is None:
+        return []
+    # Only overdue ones: what is merely due is the inspectors' list (GET /inspections/due), not a deadline
+    # a supervisor has to chase.
+    return [_item(row["due_on"], "inspection_overdue", row["permit_id"], row["record_type"], row["record_id"],
+                  f"{row['kind'].replace('_', '-')} inspection: {_clip(row['reason'])}", today, overdue=True)
+            for row in overdue(before, today)]
+
+
+SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases, _overdue_inspections)
 
 
 def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:

@@ -322,7 +322,7 @@ def citation_respond_by(delivered_on: date | None) -> date | None:
 
 # --- Deadlines view ------------------------------------------------------------------------------
 DEADLINE_KINDS = ("finding_due", "order_due", "final_report_due", "cost_notice_due", "protest_window_ends",
-                  "bond_phase_release")
+                  "bond_phase_release", "inspection_overdue")
 
 
 def is_overdue(due_on: date, today: date) -> bool:

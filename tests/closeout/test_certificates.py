@@ -1,6 +1,8 @@
 """Certificates of completion (R-F3): gating, numbering without gaps, the PDF, closing the permit."""
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from inspect_api.completion.certificates import next_number
 from inspect_api.completion.common import local_today
 from inspect_api.extensions import db
@@ -114,6 +116,7 @@ def test_numbers_are_sequential_and_a_rollback_gives_the_number_back(app):
     db.session.commit()
 
 
+@pytest.mark.slow
 def test_concurrent_issues_get_distinct_gapless_numbers(factory, closeout, live_server):
     """Eight supervisors issue at once: numbers 1..8, none twice, none skipped."""
     _, sup = factory.as_role("supervisor")

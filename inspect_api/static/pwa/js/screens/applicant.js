@@ -87,6 +87,9 @@ export async function permitScreen(main, { id }) {
     if (permit.status === "approved" || permit.status === "issued") moves.push(move(permit, "active", "Work has started", { on: localDate() }));
     if (permit.status === "active") moves.push(move(permit, "work_complete", "Work is complete", { on: localDate() }));
     if (permit.status === "draft") moves.push(h("a.button", { href: `#/apply/${id}` }, "Edit application"));
+    if (["approved", "issued", "active", "work_complete"].includes(permit.status)) {
+      moves.push(h("a.button", { href: `#/permit/${id}/requests` }, "Inspection requests"));
+    }
     const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
     mount(main,
       h("p", h("a", { href: "#/permits" }, "← My permits")),
