@@ -107,6 +107,17 @@ class Config:
     STORM_THRESHOLD_INCHES = os.environ.get("STORM_THRESHOLD_INCHES", "0.25")
     STORM_WINDOW_HOURS = _int("STORM_WINDOW_HOURS", 24)
     INSPECTION_RESPONSE_DAYS = _int("INSPECTION_RESPONSE_DAYS", 5)
+    # R-O3: the MGL c.59 §57 interest rate on unpaid costs, by the day it takes effect, as
+    # "YYYY-MM-DD=rate" pairs separated by commas ("2000-01-01=0.14,2027-07-01=0.12"). A change in
+    # the statute is a new entry from its effective date; days before it keep the old rate.
+    COST_INTEREST_RATES = os.environ.get("COST_INTEREST_RATES", "1900-01-01=0.14")
+    # R-P2: what a §21D citation tells the violator: where to pay, and which court hears a contest.
+    CITATION_PAY_TO = os.environ.get(
+        "CITATION_PAY_TO", "the Town of Fairhaven, Town Hall, 40 Center Street, Fairhaven, MA 02719")
+    CITATION_COURT = os.environ.get("CITATION_COURT", "the New Bedford District Court")
+    # R-O1 "by the Stormwater Authority or its agents": whether inspectors (the Authority's agents)
+    # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
+    ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
 
     def check(self) -> None:
         for name in ("JWT_SECRET_KEY", "SECRET_KEY"):
@@ -117,6 +128,16 @@ class Config:
             if len(value.encode("utf-8")) < MIN_SECRET_BYTES:
                 raise RuntimeError(f"{name} must be at least {MIN_SECRET_BYTES} bytes long "
                                    "(e.g. `python3 -c 'import secrets; print(secrets.token_hex(32))'`)")
+        self.check_settings()
+
+    def check_settings(self) -> None:
+        """Settings read only when a record needs them are checked at start, so a typo stops the
+        app instead of failing the first cost statement."""
+        from .enforcement.rules import parse_rates
+        try:
+            parse_rates(self.COST_INTEREST_RATES)
+        except ValueError as exc:
+            raise RuntimeError(f"COST_INTEREST_RATES: {exc}") from None
 
 
 class DevelopmentConfig(Config):
@@ -128,7 +149,7 @@ class DevelopmentConfig(Config):
         self.JWT_SECRET_KEY = self.JWT_SECRET_KEY or secrets.token_hex(32)
 
     def check(self) -> None:  # development may run with generated keys
-        return None
+        self.check_settings()
 
 
 class TestConfig(DevelopmentConfig):

@@ -37,6 +37,7 @@ PATH_IDS = {
     ("/permits/<permit_id>/phases/", "phase_id"): "phase",
     ("/permits/<permit_id>/documents/", "document_id"): "permit_document",
     ("/permits/<permit_id>/assignments/", "inspector_id"): "inspector",
+    ("/permits/<permit_id>/parties/", "party_id"): "party",
     ("/entry-authorizations/", "record_id"): "entry",
     ("/inspections/", "record_id"): "inspection",
     ("/inspections/", "inspection_id"): "inspection",

@@ -26,7 +26,8 @@ def scene(client, cast, factory, permit, finding, town_clock):
     noticed = _recovery(client, cast, older, "2026-04-21")
     town_clock.set(date(2026, 5, 4))
     r = client.patch(f"/api/v1/cost-recoveries/{noticed['id']}", json={
-        "version": noticed["version"], "notice_sent_on": "2026-04-23", "notice_received_on": "2026-04-25"},
+        "version": noticed["version"], "recipients": [
+            {"role": "owner", "name": "Owner", "sent_on": "2026-04-23", "received_on": "2026-04-25"}]},
         headers=cast.sup)
     assert r.status_code == 200, r.get_json()
     due = issue(client, cast, permit, deadline="2026-05-09")

@@ -2,6 +2,7 @@
 storms to every inspector and supervisor, requests to the site's assigned inspector and its applicant only."""
 from __future__ import annotations
 
+import uuid
 from datetime import time, timedelta
 
 from .conftest import API, DAY0, new_id, town
@@ -50,3 +51,33 @@ def test_storms_and_requests_come_down_to_the_right_devices_with_dates_not_verdi
     assert request["id"] in of(applicant, "inspection_request")
     stranger, stranger_h = factory.as_role("applicant")
     assert of(pull(client, stranger_h), "inspection_request") == {}
+
+
+def _push(client, factory, user, mutations):
+    device = f"phone-{uuid.uuid4().hex[:8]}"
+    r = client.post(f"{API}/sync/push", json={"device_id": device, "mutations": mutations},
+                    headers=factory.headers(user, device_id=device))
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["results"]
+
+
+def test_an_applicants_device_pushes_a_request_once_and_no_one_else_can(site, client, factory, town_clock):
+    site.commence(DAY0)
+    record_id = new_id()
+    mutation = {"mutation_id": new_id(), "entity": "inspection_request", "id": record_id, "op": "upsert",
+                "base_version": None, "data": {"permit_id": site.permit.id, "kind": "final",
+                                               "preferred_dates": ["2026-05-06"], "note": "All stabilized",
+                                               "device_created_at": "2026-05-04T11:58:00Z"}}
+    first = _push(client, factory, site.applicant, [mutation])
+    assert first[0]["status"] == "applied", first
+    again = _push(client, factory, site.applicant, [{**mutation, "mutation_id": new_id()}])
+    assert again[0]["status"] == "duplicate", again
+    stored = client.get(f"{API}/inspection-requests/{record_id}", headers=site.applicant_h).get_json()
+    assert (stored["kind"], stored["preferred_dates"], stored["device_created_at"]) == (
+        "final", ["2026-05-06"], "2026-05-04T11:58:00+00:00")
+    stranger, _h = factory.as_role("applicant")
+    theirs = _push(client, factory, stranger, [{**mutation, "mutation_id": new_id(), "id": new_id()}])
+    assert theirs[0]["status"] == "rejected" and theirs[0]["error"] == "not_found", theirs
+    edit = _push(client, factory, site.applicant, [{**mutation, "mutation_id": new_id(), "base_version": 1,
+                                                     "data": {"note": "changed"}}])
+    assert edit[0]["status"] == "rejected", edit

@@ -9,6 +9,7 @@ const KINDS = {
   finding_due: "Finding to correct", order_due: "Order deadline", final_report_due: "Final report due",
   cost_notice_due: "Cost notice to send", protest_window_ends: "Protest window ends", bond_phase_release: "Bond phase to release",
   inspection_overdue: "Inspection overdue",
+  approval_lapsed: "Exemption lapsed: review needed before work",
 };
 const ORDER_KINDS = [["cease_and_desist", "Cease and desist"], ["controls", "Install or maintain controls"],
   ["monitoring", "Monitoring"], ["remediation", "Remediation"]];
