@@ -6,6 +6,7 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required
 from ..extensions import db
+from ..http import PRIVATE_FILE_CACHE
 from ..storage import get_storage
 from ..uploads import receive_to_tempfile
 from . import services
@@ -75,8 +76,8 @@ def _serve(key: str, content_type: str, etag: str, filename: str, *, original: b
         response.headers["Cache-Control"] = "no-store"
         return response
     response = send_file(store.local_path(key), mimetype=content_type, etag=etag, conditional=True,
-                         download_name=filename, max_age=3600)
-    response.headers["Cache-Control"] = "private, max-age=3600"
+                         download_name=filename)
+    response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
     if original:
         response.headers["X-Content-SHA256"] = etag
     return response
@@ -116,7 +117,10 @@ class PhotoItem(MethodView):
         photo_id = services.check_before_body(current_user, photo_id, meta)
         services.release_transaction()
         with receive_to_tempfile(request.stream, current_app.config["MAX_UPLOAD_BYTES"]) as received:
-            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected)
+            # Read the image before the database is touched again: no transaction (and on SQLite no
+            # write lock) is held while it decodes.
+            derived = services.derive_image(received) if received.sha256 == expected else None
+            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected, derived)
         return services.dump_photo(photo), 201 if created else 200
 
     @login_required

@@ -240,21 +240,40 @@ def _replay(existing: Photo, permit: Permit, received: Received) -> tuple[Photo,
                    errors={"id": ["Taken by other bytes or another permit."]})
 
 
+def derive_image(received: Received) -> imaging.Derived:
+    """Read the image and make its thumbnails: the slow, memory-hungry part of an upload. Call it
+    with no database transaction open (on SQLite a transaction holds the write lock, and every other
+    request would wait for the decode), within one of this process's IMAGE_WORKERS slots and inside
+    the MAX_IMAGE_DECODE_BYTES budget."""
+    config = current_app.config
+    with imaging.slot(config["IMAGE_WORKERS"], config["IMAGE_WAIT_SECONDS"]):
+        return imaging.derive(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
+                              max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], work_dir=temp_dir(),
+                              default_tz=_site_zone())
+
+
 def ingest_received(user, photo_id: str, meta: dict[str, Any], received: Received,
-                    expected_sha256: str) -> tuple[Photo, bool]:
+                    expected_sha256: str, derived: imaging.Derived | None = None) -> tuple[Photo, bool]:
     """Verify, read and store an uploaded photo. Returns (photo, created); the same id with the same
-    bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails."""
-    if received.sha256 != expected_sha256:
-        raise ChecksumMismatch(errors={"X-Content-SHA256": [f"The bytes received hash to {received.sha256}."]})
-    photo_id = valid_uuid(photo_id)
-    permit = get_visible_permit(user, meta["permit_id"])
-    existing = existing_photo(user, photo_id)
-    if existing is not None:
-        return _replay(existing, permit, received)
-    # Again here: a tus upload was checked when it started, and its parent may have been locked since.
-    parents.check_attach(user, permit, meta.get("parent_type"), meta.get("parent_id"))
-    derived = imaging.derive(received.path, received.head, max_pixels=current_app.config["MAX_IMAGE_PIXELS"],
-                             work_dir=temp_dir(), default_tz=_site_zone())
+    bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails.
+    `derived` is the image already read by derive_image (outside any transaction); without it the
+    image is read here."""
+    try:
+        if received.sha256 != expected_sha256:
+            raise ChecksumMismatch(errors={"X-Content-SHA256": [f"The bytes received hash to {received.sha256}."]})
+        photo_id = valid_uuid(photo_id)
+        permit = get_visible_permit(user, meta["permit_id"])
+        existing = existing_photo(user, photo_id)
+        if existing is not None:
+            return _replay(existing, permit, received)
+        # Again here: a tus upload was checked when it started, and its parent may have been locked since.
+        parents.check_attach(user, permit, meta.get("parent_type"), meta.get("parent_id"))
+        if derived is None:
+            derived = derive_image(received)
+    except BaseException:
+        if derived is not None:
+            derived.cleanup()
+        raise
     try:
         photo = _new_photo(user, photo_id, permit, meta, received, derived)
         try:
