@@ -88,5 +88,5 @@ class BondSchema(RecordFieldsSchema):
 
 
 class BondQuerySchema(Schema):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(("held", "partially_released", "released")))

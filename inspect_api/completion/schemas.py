@@ -62,7 +62,7 @@ class CompletionNoticeSchema(_CloseoutRecordOut):
 
 
 class CompletionNoticeQuerySchema(Schema):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(NOTICE_STATUSES))
 
 
@@ -147,7 +147,7 @@ class FinalReportSchema(_CloseoutRecordOut):
 
 
 class FinalReportQuerySchema(Schema):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(REPORT_STATUSES))
     overdue = fields.Boolean()
 
@@ -176,4 +176,4 @@ class CompletionCertificateSchema(Schema):
 
 
 class CompletionCertificateQuerySchema(Schema):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
