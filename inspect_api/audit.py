@@ -15,7 +15,7 @@ from flask import g, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .db import IdColumn, UTCDateTime, new_id, utcnow
+from .db import IdColumn, UTCDateTime, new_id, clock_now
 from .extensions import db
 
 
@@ -23,7 +23,7 @@ class AuditEntry(db.Model):
     __tablename__ = "audit_log"
 
     id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, index=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, index=True)
     actor_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
     device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
     ip_address: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)

@@ -5,8 +5,8 @@ from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
+from .. import clock
 from .. import audit
-from ..db import utcnow
 from ..errors import ApiError, Conflict, NotFound, Unauthorized
 from ..extensions import db
 from .models import AuthSession, User
@@ -70,7 +70,7 @@ def authenticate(email: str, password: str) -> User:
 
 
 def start_session(user: User, device_name: str | None, device_id: str | None) -> dict:
-    expires = utcnow() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
+    expires = clock.now() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
     session = AuthSession(user_id=user.id, device_name=device_name, device_id=device_id, expires_at=expires)
     db.session.add(session)
     db.session.flush()
@@ -89,7 +89,7 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
 def refresh_access(user: User, claims: dict) -> str:
     session = db.session.get(AuthSession, claims.get("sid"))
     if session is not None:
-        session.last_used_at = utcnow()
+        session.last_used_at = clock.now()
     keep = {k: claims[k] for k in ("sid", "device") if k in claims}
     keep["role"] = user.role
     return create_access_token(identity=user.id, additional_claims=keep)
@@ -101,13 +101,13 @@ def session_is_live(session_id: str | None, user_id: str | None) -> bool:
     session = db.session.get(AuthSession, session_id)
     if session is None or session.user_id != user_id or session.revoked_at is not None:
         return False
-    return session.expires_at > utcnow()
+    return session.expires_at > clock.now()
 
 
 def revoke_session(session_id: str) -> None:
     session = db.session.get(AuthSession, session_id)
     if session is not None and session.revoked_at is None:
-        session.revoked_at = utcnow()
+        session.revoked_at = clock.now()
         db.session.flush()
 
 
@@ -120,7 +120,7 @@ def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None)
     if device_id is not None:
         query = query.where(AuthSession.device_id == device_id)
     sessions = db.session.scalars(query).all()
-    now = utcnow()
+    now = clock.now()
     for session in sessions:
         session.revoked_at = now
     db.session.flush()

@@ -52,9 +52,9 @@ def _require_supervisor(user) -> None:
 
 def _raise(problem: rules.Problem) -> None:
     errors = {problem.field: [problem.message]} if problem.field else {}
-    if problem.status == 422:
-        raise ValidationFailed(problem.message, error=problem.error, errors=errors)
-    raise Conflict(problem.message, error=problem.error, errors=errors)
+    if problem.state:
+        raise Conflict(problem.message, error=problem.error, errors=errors)
+    raise ValidationFailed(problem.message, error=problem.error, errors=errors)
 
 
 def _phase_shares(permit_id: str, phases: list[dict[str, Any]], amount: Decimal) -> list[BondPhase]:

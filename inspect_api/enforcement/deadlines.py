@@ -1,18 +1,19 @@
 """The supervisors' deadlines view: everything due before a day, soonest first (API and CLI alike).
 
-Each source is optional: findings (inspections), final reports (completion) and bond phases (bonds)
-are read through their domains' own functions when those domains are installed.
+Findings (inspections), final reports (completion) and bond phases (bonds) are read through their
+domains' own functions.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from datetime import date, timedelta
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import select
 
+from ..bonds.services import bond_phases_awaiting_release
+from ..completion.reports import final_reports_due
 from ..extensions import db
+from ..inspections.models import Finding
 from ..permits.models import Permit
 from .. import clock
 from . import rules
@@ -24,12 +25,6 @@ DEFAULT_DAYS_AHEAD = 7
 def default_before(today: date) -> date:
     """The next seven days: items due on or before today + 7."""
     return today + timedelta(days=DEFAULT_DAYS_AHEAD + 1)
-
-
-def _optional(module: str, name: str) -> Callable | None:
-    if importlib.util.find_spec(module.rsplit(".", 1)[0]) is None or importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), name, None)
 
 
 def _item(due_on: date, kind: str, permit_id: str | None, record_type: str, record_id: str, summary: str,
@@ -45,9 +40,6 @@ def _clip(text: str | None, length: int = 90) -> str:
 
 
 def _findings(before: date, today: date) -> Iterable[dict[str, Any]]:
-    if importlib.util.find_spec("inspect_api.inspections.models") is None:
-        return []
-    from ..inspections.models import Finding
     query = select(Finding).where(Finding.status == "open", Finding.deleted_at.is_(None), Finding.due_on < before)
     return [_item(f.due_on, "finding_due", f.permit_id, "finding", f.id,
                   f"{f.kind.replace('_', ' ')} ({f.severity}): {_clip(f.required_action or f.description)}", today)
@@ -82,9 +74,6 @@ def _cost_windows(before: date, today: date) -> Iterable[dict[str, Any]]:
 
 
 def _final_reports(before: date, today: date) -> Iterable[dict[str, Any]]:
-    due = _optional("inspect_api.completion.services", "final_reports_due")
-    if due is None:
-        return []
     # Rows are reports not yet submitted; overdue is judged by this view's clock like every other row.
     return [_item(row["due_on"], "final_report_due", row["permit_id"],
                   "final_report" if row.get("final_report_id") else "permit",
@@ -92,15 +81,12 @@ def _final_reports(before: date, today: date) -> Iterable[dict[str, Any]]:
                   f"Final report due (work completed {row.get('work_completed_on')})"
                   + (f", last one {row['final_report_status']}" if row.get("final_report_status") else ""),
                   today)
-            for row in due(before)]
+            for row in final_reports_due(before)]
 
 
 def _bond_phases(before: date, today: date) -> Iterable[dict[str, Any]]:
-    awaiting = _optional("inspect_api.bonds.services", "bond_phases_awaiting_release")
-    if awaiting is None:
-        return []
     items = []
-    for row in awaiting():
+    for row in bond_phases_awaiting_release():
         # Awaiting since the phase was completed in compliance; the bylaw sets no release deadline,
         # so these are listed for action and never shown as overdue.
         since = row.get("completed_on") or today
@@ -115,7 +101,7 @@ SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases)
 
 
 def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:
-    """Every deadline due strictly before `before`, with overdue ones (due before today, America/New_York)."""
+    """Every deadline due strictly before `before`, with overdue ones (due before the Town's today)."""
     today = today or clock.today()
     items = [item for source in SOURCES for item in source(before, today)]
     ids = {item["permit_id"] for item in items if item["permit_id"]}
@@ -128,7 +114,7 @@ def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:
 
 def as_text(items: list[dict[str, Any]], before: date, today: date) -> str:
     """A plain table for a daily cron mail."""
-    head = f"Deadlines before {before.isoformat()} (today {today.isoformat()}, America/New_York): {len(items)}"
+    head = f"Deadlines before {before.isoformat()} (today {today.isoformat()}, {clock.town_zone().key}): {len(items)}"
     if not items:
         return head + "\nNothing due."
     width = max(len(i["permit_number"] or "-") for i in items)

@@ -15,6 +15,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import PermitCondition
 from ..records import bump, check_version, existing_for_create
@@ -22,6 +23,7 @@ from .. import clock
 from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
+from ..photos.models import Photo
 from .penalty_schemas import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
 
@@ -82,24 +84,16 @@ def _missing_evidence(permit_id: str, v: dict[str, Any]) -> dict[str, list[str]]
     """Inspections and photos must be this permit's. Photos may still be uploading from a device
     (API.md: a record may reference a photo not yet uploaded), so only a photo of another permit is refused."""
     missing: dict[str, list[str]] = {}
-    try:
-        from ..inspections.models import Inspection
-        ids = v.get("inspection_ids") or []
-        query = select(Inspection.id).where(Inspection.id.in_(ids), Inspection.permit_id == permit_id)
-        found = set(db.session.scalars(query)) if ids else set()
-        if set(ids) - found:
-            missing["inspection_ids"] = sorted(set(ids) - found)
-    except ImportError:
-        pass
-    try:
-        from ..photos.models import Photo
-        ids = v.get("photo_ids") or []
-        other = set(db.session.scalars(select(Photo.id).where(Photo.id.in_(ids), Photo.permit_id != permit_id))) \
-            if ids else set()
-        if other:
-            missing["photo_ids"] = sorted(other)
-    except ImportError:
-        pass
+    ids = v.get("inspection_ids") or []
+    query = select(Inspection.id).where(Inspection.id.in_(ids), Inspection.permit_id == permit_id)
+    found = set(db.session.scalars(query)) if ids else set()
+    if set(ids) - found:
+        missing["inspection_ids"] = sorted(set(ids) - found)
+    ids = v.get("photo_ids") or []
+    other = set(db.session.scalars(select(Photo.id).where(Photo.id.in_(ids), Photo.permit_id != permit_id))) \
+        if ids else set()
+    if other:
+        missing["photo_ids"] = sorted(other)
     return missing
 
 

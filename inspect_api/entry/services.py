@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, EntryNotAuthorized, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
@@ -117,8 +117,8 @@ def revoke_entry_authorization(user, record: EntryAuthorization, data: dict[str,
     check_version(record, expected_version, dump_entry_authorization)
     if record.revoked_at is not None:
         raise InvalidTransition(f"This authorization was already revoked at {record.revoked_at.isoformat()}.")
-    revoked_at = data.get("revoked_at") or utcnow()
-    if revoked_at > utcnow() + CLOCK_SKEW:
+    revoked_at = data.get("revoked_at") or clock.now()
+    if revoked_at > clock.now() + CLOCK_SKEW:
         raise ValidationFailed(errors={"revoked_at": ["A revocation cannot take effect in the future."]})
     _check_dependents(record, {key: getattr(record, key) for key in EDITABLE}, values_revoked_at=revoked_at)
     before = dump_entry_authorization(record)

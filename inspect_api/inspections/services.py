@@ -11,10 +11,10 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
 from ..checklists.services import find_template
-from ..db import utcnow
 from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
@@ -220,7 +220,7 @@ def delete_inspection(user, record: Inspection, expected_version: int | None) ->
     if record.status != "draft":
         raise InvalidTransition("Only a draft inspection can be deleted; a submitted one stays on record.")
     check_version(record, expected_version, dump_inspection)
-    record.deleted_at = utcnow()
+    record.deleted_at = clock.now()
     bump(record)
     db.session.flush()
     audit.record("inspection.delete", "inspection", record.id, {"deleted_at": record.deleted_at},

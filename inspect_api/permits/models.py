@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 STATUSES = ("draft", "submitted", "under_review", "approved", "issued", "denied", "withdrawn",
@@ -93,7 +93,7 @@ class Assignment(db.Model):
     version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
     permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
     inspector_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
-    assigned_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    assigned_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     assigned_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     removed_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
@@ -111,7 +111,7 @@ class PermitEvent(db.Model):
     from_status: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
     to_status: Mapped[str] = mapped_column(sa.String(20), nullable=False)
     actor_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
 
 

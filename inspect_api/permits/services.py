@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import selectinload
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version, existing_for_create
@@ -255,7 +255,7 @@ def assign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assignme
         raise ValidationFailed(errors={"inspector_id": ["No active inspector with this id."]})
     if permit.status in ("denied", "withdrawn", "closed"):
         raise Conflict(f"The permit is {permit.status}; there is no site work to assign.")
-    assignment = Assignment(permit_id=permit.id, inspector_id=inspector_id, assigned_by=actor.id, assigned_at=utcnow())
+    assignment = Assignment(permit_id=permit.id, inspector_id=inspector_id, assigned_by=actor.id, assigned_at=clock.now())
     permit.assignments.append(assignment)
     bump(permit)
     db.session.flush()
@@ -268,7 +268,7 @@ def unassign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assign
     assignment = active_assignment(permit, inspector_id)
     if assignment is None:
         raise NotFound("This inspector is not assigned to the permit.")
-    assignment.removed_at, assignment.removed_by = utcnow(), actor.id
+    assignment.removed_at, assignment.removed_by = clock.now(), actor.id
     bump(assignment)
     bump(permit)
     db.session.flush()

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
@@ -59,7 +59,7 @@ def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
         location=location, finding_ids=list(finding_ids),
         chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
         holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
-                                         record.analysis, now or utcnow()),
+                                         record.analysis, now or clock.now()),
     )
     return _dump_schema.dump(view)
 

@@ -12,8 +12,8 @@ from typing import Any
 from marshmallow import ValidationError
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
-from ..db import utcnow
 from ..errors import ApiError, Conflict, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import check_version, expected_version
@@ -102,7 +102,7 @@ def resolve_conflict(user, conflict: SyncConflict, body: dict[str, Any]) -> dict
     else:
         record = _apply(user, adapter, conflict, body, expected)
     conflict.status, conflict.resolution = "resolved", body["resolution"]
-    conflict.resolved_by, conflict.resolved_at = user.id, utcnow()
+    conflict.resolved_by, conflict.resolved_at = user.id, clock.now()
     conflict.resolved_version = getattr(record, "version", None)
     db.session.flush()
     audit.record("sync.conflict.resolve", conflict.entity, conflict.record_id,

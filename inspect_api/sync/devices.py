@@ -15,9 +15,9 @@ from flask import g
 from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 
+from .. import clock
 from .. import audit
 from ..auth.models import AuthSession
-from ..db import utcnow
 from ..errors import Forbidden, NotFound
 from ..extensions import db
 from .models import Device
@@ -43,7 +43,7 @@ def _register(user, device_id: str) -> Device:
     try:
         with db.session.begin_nested():
             device = Device(id=device_id, user_id=user.id, name=_session_device_name(device_id, search=True),
-                            first_seen=utcnow())
+                            first_seen=clock.now())
             db.session.add(device)
             db.session.flush()
         return device
@@ -63,7 +63,7 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
     if device.revoked_at is not None:
         raise Forbidden("This device was revoked; ask a supervisor, or sign in on another device.",
                         error="device_revoked")
-    now = utcnow()
+    now = clock.now()
     if device.user_id != user.id:
         # Tablets are shared, so a device follows whoever signed in ON it (their token carries its
         # id); a request merely naming another account's device id must not take it over.
@@ -122,10 +122,10 @@ def revoke_device(actor, device_id: str) -> Device:
         if owner is None:
             raise NotFound("No such device.")
         device = Device(id=device_id, user_id=owner, name=_session_device_name(device_id, search=True),
-                        first_seen=utcnow())
+                        first_seen=clock.now())
         db.session.add(device)
     if device.revoked_at is None:
-        device.revoked_at, device.revoked_by = utcnow(), actor.id
+        device.revoked_at, device.revoked_by = clock.now(), actor.id
     ended = revoke_sessions(device_id=device_id)
     db.session.flush()
     audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},
