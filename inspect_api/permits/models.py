@@ -79,6 +79,19 @@ class Permit(RecordMixin, db.Model):
         return {"name": self.owner_name, "email": self.owner_email, "phone": self.owner_phone}
 
     @property
+    def determination_today(self) -> dict[str, Any] | None:
+        """The determination as it stands today (R-A5, R-B1: an order or decision that expired since the
+        last change voids its exemption). A read computes it and never stores it: the stored one is
+        brought up to date by the next change to the permit."""
+        from .services import determination_today
+        return determination_today(self)
+
+    @property
+    def review_level_today(self) -> str:
+        determination = self.determination_today
+        return determination["review_level"] if determination else self.review_level
+
+    @property
     def assigned_inspector_ids(self) -> list[str]:
         return sorted(a.inspector_id for a in self.assignments if a.removed_at is None)
 

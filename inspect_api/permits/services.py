@@ -78,10 +78,25 @@ def recompute_determination(permit: Permit, today=None) -> bool:
     return True
 
 
+def _has_document_claims(permit: Permit) -> bool:
+    return any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions)
+
+
+def determination_today(permit: Permit) -> dict | None:
+    """What recompute_determination would store today, without storing it (reads never write)."""
+    if not _has_document_claims(permit):
+        return permit.determination
+    new = _determination_for(permit, local_today())
+    old = dict(permit.determination or {})
+    if old and {k: v for k, v in old.items() if k != "as_of"} == {k: v for k, v in new.items() if k != "as_of"}:
+        return old
+    return new
+
+
 def refresh_determination(permit: Permit) -> None:
     """An order of conditions or decision that expired since the last change voids its exemption
     (R-B1): re-evaluate document-based claims against today."""
-    if any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions):
+    if _has_document_claims(permit):
         before = {"review_level": permit.review_level, "number": permit.number}
         if recompute_determination(permit):
             bump(permit)
@@ -99,8 +114,11 @@ def _eager(query: Select) -> Select:
 
 
 def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permit:
+    """A permit the user may see; one about to be changed first has its determination brought up to
+    date and stored (a read leaves the stored one alone and shows it as of today)."""
     permit = get_visible_permit(user, permit_id, for_update=for_update)
-    refresh_determination(permit)
+    if for_update:
+        refresh_determination(permit)
     return permit
 
 
@@ -118,10 +136,7 @@ def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
             Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
     total = db.session.scalar(select(func.count()).select_from(query.subquery()))
     page = _eager(query.order_by(Permit.created_at.desc(), Permit.id).limit(args["limit"]).offset(args["offset"]))
-    permits = list(db.session.scalars(page))
-    for permit in permits:
-        refresh_determination(permit)
-    return permits, total
+    return list(db.session.scalars(page)), total
 
 
 # ---- create and edit ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_device_id, current_user, login_required, roles_required
+from ..database import writes
 from ..extensions import db
 from . import conflicts, devices, pull, purge, services
 from .schemas import (ConflictQuerySchema, ConflictSchema, DeviceQuerySchema, DeviceSchema, PullQuerySchema,
@@ -38,6 +39,7 @@ class Push(MethodView):
 
 @blp.route("/sync/pull")
 class Pull(MethodView):
+    @writes  # notes the device's last pull (devices list, GET /devices)
     @login_required
     @blp.arguments(PullQuerySchema, location="query")
     @blp.response(200, PullSchema)
