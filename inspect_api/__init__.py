@@ -66,6 +66,8 @@ def create_app(config: Config | None = None) -> Flask:
                 api.register_blueprint(blueprint)
             else:
                 app.register_blueprint(blueprint)
+    from .sync import registry as sync_registry
+    sync_registry.load()  # an incomplete sync declaration stops the start here
     register_error_handlers(app)
     register_request_transaction(app)
     from .http import register_http_policies
