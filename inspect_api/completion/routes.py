@@ -1,4 +1,4 @@
-"""Completion notices (R-F1) and certificates of completion (R-F3); final reports live in report_routes."""
+"""Completion notices (R-F1) and certificates of completion (R-F3); final reports live in routes_reports."""
 from __future__ import annotations
 
 from flask import Response
@@ -10,7 +10,7 @@ from ..extensions import db
 from ..records import expected_version
 from . import certificates, services
 from .pdf import certificate_pdf
-from .report_routes import blp as report_blp
+from .routes_reports import blp as report_blp
 from .schemas import (CloseoutReviewSchema, CompletionCertificateQuerySchema, CompletionCertificateRequestSchema,
                       CompletionCertificateSchema, CompletionNoticeCreateSchema, CompletionNoticeQuerySchema,
                       CompletionNoticeSchema, CompletionNoticeUpdateSchema)

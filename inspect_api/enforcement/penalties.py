@@ -24,7 +24,7 @@ from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
 from ..photos.models import Photo
-from .penalty_schemas import CitationSchema, FineScheduleSchema, ViolationSchema
+from .schemas_penalties import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
 
 VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description", "first_observed_on",

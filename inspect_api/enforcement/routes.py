@@ -9,9 +9,9 @@ from ..auth.permissions import current_user, login_required, roles_required
 from ..records import expected_version
 from .. import clock
 from . import deadlines, services
-from .cost_routes import blp as cost_blp
+from .routes_costs import blp as cost_blp
 from .pdf import order_pdf
-from .penalty_routes import blp as penalty_blp
+from .routes_penalties import blp as penalty_blp
 from .schemas import (DeadlineArgs, DeadlineSchema, OrderCreateSchema, OrderListArgs, OrderResponseSchema,
                       OrderSchema, OrderStatusSchema, OrderUpdateSchema)
 

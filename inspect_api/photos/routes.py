@@ -11,7 +11,7 @@ from ..uploads import receive_to_tempfile
 from . import services
 from .models import Photo
 from .schemas import PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
-from .tus_routes import tus_blp
+from .routes_tus import tus_blp
 
 DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals and thumbnails.
 

@@ -9,7 +9,7 @@ from ..extensions import db
 from ..records import expected_version
 from . import penalties
 from .models import Citation, Violation
-from .penalty_schemas import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
+from .schemas_penalties import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
                               FineScheduleSchema, PenaltyExposureArgs, PenaltyExposureSchema, ViolationCreateSchema,
                               ViolationListArgs, ViolationSchema, ViolationUpdateSchema)
 
