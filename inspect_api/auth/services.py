@@ -9,6 +9,7 @@ from .. import clock
 from .. import audit
 from ..errors import ApiError, Conflict, NotFound, Unauthorized
 from ..extensions import db
+from ..paging import page_query
 from .models import AuthSession, User
 from .passwords import hash_password, verify_password
 
@@ -84,6 +85,15 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
         "refresh_token": create_refresh_token(identity=user.id, additional_claims=claims),
         "user": user,
     }
+
+
+def list_users(args: dict) -> tuple[list[User], int]:
+    return page_query(select(User).order_by(User.email, User.id), args)
+
+
+def user_sessions(user: User) -> list[AuthSession]:
+    return list(db.session.scalars(select(AuthSession).where(AuthSession.user_id == user.id)
+                                   .order_by(AuthSession.created_at.desc())))
 
 
 def refresh_access(user: User, claims: dict) -> str:

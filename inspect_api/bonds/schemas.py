@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from ..paging import PageArgs
 from ..schemas import RecordFieldsSchema
 from .rules import CENT, FORMS, RELEASE_KINDS
 
@@ -116,6 +117,6 @@ class BondSchema(RecordFieldsSchema):
     releases = fields.List(fields.Nested(BondReleaseSchema))
 
 
-class BondQuerySchema(Schema):
+class BondQuerySchema(PageArgs):
     permit_id = fields.String()
     status = fields.String(validate=validate.OneOf(("held", "partially_released", "released")))

@@ -96,6 +96,13 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     return cert
 
 
+def list_certificates(user, permit_id: str | None = None) -> list[dict[str, Any]]:
+    query = visible_certificates(user)
+    if permit_id:
+        query = query.where(Certificate.permit_id == str(permit_id))
+    return [certificate_view(c) for c in db.session.scalars(query.order_by(Certificate.number))]
+
+
 def certificate_view(cert: Certificate) -> dict[str, Any]:
     return {"id": cert.id, "permit_id": cert.permit_id, "number": cert.number, "issued_at": cert.issued_at,
             "issued_on": cert.issued_on, "issued_by": cert.issued_by, "basis_type": cert.basis_type,

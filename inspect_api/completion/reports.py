@@ -16,6 +16,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_list, page_query
 from ..permits.access import visible_permit_ids
 from ..permits.models import Permit
 from ..records import check_version, existing_for_create
@@ -151,6 +152,21 @@ def document_view(doc) -> dict[str, Any]:
     return {"id": doc.id, "kind": doc.kind, "filename": doc.filename, "content_type": doc.content_type,
             "sha256": doc.sha256, "bytes": doc.size, "uploaded_at": doc.uploaded_at, "uploaded_by": doc.uploaded_by,
             "url": f"/api/v1/final-reports/{doc.report_id}/documents/{doc.id}"}
+
+
+def list_final_reports(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """One page of the final reports `user` may see, as views. Overdue depends on today, so an overdue
+    filter is applied to the views before the page is cut."""
+    query = visible_final_reports(user)
+    for key in ("permit_id", "status"):
+        if args.get(key):
+            query = query.where(getattr(FinalReport, key) == str(args[key]))
+    query = query.order_by(FinalReport.created_at, FinalReport.id)
+    if "overdue" not in args:
+        found, total = page_query(query, args)
+        return [report_view(r) for r in found], total
+    views = [report_view(r) for r in db.session.scalars(query)]
+    return page_list([v for v in views if v["overdue"] == args["overdue"]], args)
 
 
 def report_view(record: FinalReport) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..permits.access import visible_permit_ids
 from ..photos.models import Photo
 from ..records import check_version, existing_for_create
@@ -135,6 +136,15 @@ def review_completion_notice(user, record: CompletionNotice, decision: str, reas
 def _content(record: CompletionNotice) -> dict[str, Any]:
     return {"statement": record.statement, "photo_ids": list(record.photo_ids or []),
             "completed_on": record.completed_on}
+
+
+def list_completion_notices(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    query = visible_completion_notices(user)
+    for key in ("permit_id", "status"):
+        if args.get(key):
+            query = query.where(getattr(CompletionNotice, key) == str(args[key]))
+    notices, total = page_query(query.order_by(CompletionNotice.created_at, CompletionNotice.id), args)
+    return [notice_view(n) for n in notices], total
 
 
 def notice_view(record: CompletionNotice) -> dict[str, Any]:

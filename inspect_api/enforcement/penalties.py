@@ -23,6 +23,7 @@ from .. import clock
 from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
+from ..paging import page_query
 from ..photos.models import Photo
 from .schemas_penalties import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
@@ -35,6 +36,13 @@ VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description"
 # --- violations ----------------------------------------------------------------------------------
 def visible_violations(user) -> Select:
     return select(Violation).where(Violation.permit_id.in_(visible_permit_ids(user)))
+
+
+def list_violations(user, args: dict[str, Any]) -> tuple[list[Violation], int]:
+    query = visible_violations(user)
+    if args.get("permit_id"):
+        query = query.where(Violation.permit_id == str(args["permit_id"]))
+    return page_query(query.order_by(Violation.first_observed_on, Violation.id), args)
 
 
 def get_violation(user, record_id: str) -> Violation:
@@ -185,6 +193,14 @@ def set_fine_schedule(user, data: dict[str, Any]) -> FineSchedule:
 # --- citations -----------------------------------------------------------------------------------
 def visible_citations(user) -> Select:
     return select(Citation).where(Citation.permit_id.in_(visible_permit_ids(user)))
+
+
+def list_citations(user, args: dict[str, Any]) -> tuple[list[Citation], int]:
+    query = visible_citations(user)
+    for key in ("permit_id", "violation_id"):
+        if args.get(key):
+            query = query.where(getattr(Citation, key) == str(args[key]))
+    return page_query(query.order_by(Citation.offense_on, Citation.number), args)
 
 
 def get_citation(user, record_id: str) -> Citation:

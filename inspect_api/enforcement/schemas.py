@@ -9,6 +9,7 @@ from decimal import Decimal, InvalidOperation
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from .. import clock
 from ..schemas import RecordFieldsSchema
 from . import rules
@@ -129,7 +130,7 @@ class OrderSchema(RecordFieldsSchema):
     events = fields.List(fields.Nested(OrderEventSchema))
 
 
-class OrderListArgs(Schema):
+class OrderListArgs(PageArgs):
     permit_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(rules.ORDER_STATUSES))
 
@@ -207,7 +208,7 @@ class ProtestDecisionSchema(Schema):
     reason = fields.String(allow_none=True, validate=NOTE)
 
 
-class CostRecoveryListArgs(Schema):
+class CostRecoveryListArgs(PageArgs):
     permit_id = fields.UUID()
     order_id = fields.UUID()
 

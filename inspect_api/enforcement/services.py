@@ -19,6 +19,7 @@ from ..permits.access import get_visible_permit, visible_permit_ids
 from ..inspections.models import Finding
 from ..permits.models import Permit
 from ..permits.services import set_cease_and_desist
+from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
 from . import rules
@@ -50,7 +51,8 @@ def dump_order(record: Order) -> dict[str, Any]:
     return _dump_schema.dump(record)
 
 
-def list_orders(user, permit_id: str | None = None, status: str | None = None) -> list[Order]:
+def list_orders(user, args: dict[str, Any]) -> tuple[list[Order], int]:
+    permit_id, status = args.get("permit_id"), args.get("status")
     query = visible_orders(user)
     if permit_id:
         query = query.where(Order.permit_id == str(permit_id))
@@ -61,7 +63,7 @@ def list_orders(user, permit_id: str | None = None, status: str | None = None) -
         query = query.where(Order.status == "open", Order.deadline >= today)
     elif status:
         query = query.where(Order.status == status)
-    return list(db.session.scalars(query.options(selectinload(Order.events)).order_by(Order.deadline, Order.number)))
+    return page_query(query.options(selectinload(Order.events)).order_by(Order.deadline, Order.number), args)
 
 
 # --- content checks ------------------------------------------------------------------------------

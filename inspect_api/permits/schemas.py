@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
+from ..paging import PageArgs
 from . import rules
 from .geo import polygon_problem
 from .models import STATUSES, REVIEW_LEVELS
@@ -297,13 +298,11 @@ class PermitSchema(Schema):
     updated_at = fields.DateTime()
 
 
-class PermitListQuerySchema(Schema):
+class PermitListQuerySchema(PageArgs):
     status = fields.String(metadata={"description": "One status or several separated by commas"})
     review_level = fields.String(validate=validate.OneOf(REVIEW_LEVELS))
     assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
     q = fields.String(validate=validate.Length(max=200), metadata={"description": "Search number, address, parcel, owner, use"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
 
     @validates("status")
     def _statuses(self, value, **_kw):
@@ -329,11 +328,9 @@ class PermitEventSchema(Schema):
     reason = fields.String(allow_none=True)
 
 
-class AuditQuerySchema(Schema):
+class AuditQuerySchema(PageArgs):
     record_id = fields.String(validate=validate.Length(min=1, max=64))
     permit_id = fields.String(validate=validate.Length(min=1, max=36))
-    limit = fields.Integer(load_default=200, validate=validate.Range(min=1, max=1000))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
 
     @validates_schema
     def _one_filter(self, data, **_kw):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Select, func, or_
 from sqlalchemy.orm import selectinload
 
 from .. import clock
@@ -23,6 +23,7 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .access import assigned_permit_ids, get_visible_permit, visible_permits
@@ -134,9 +135,7 @@ def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
         like = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         query = query.where(or_(*(func.lower(col).like(like, escape="\\") for col in (
             Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
-    total = db.session.scalar(select(func.count()).select_from(query.subquery()))
-    page = _eager(query.order_by(Permit.created_at.desc(), Permit.id).limit(args["limit"]).offset(args["offset"]))
-    return list(db.session.scalars(page)), total
+    return page_query(_eager(query.order_by(Permit.created_at.desc(), Permit.id)), args)
 
 
 # ---- create and edit ----------------------------------------------------------------------------

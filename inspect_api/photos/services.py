@@ -20,6 +20,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
@@ -49,6 +50,14 @@ def visible_photos(user) -> Select:
         query = query.where(sa.or_(Photo.parent_type.is_(None), Photo.parent_type != "inspection",
                                    Photo.parent_id.in_(seen)))
     return query
+
+
+def list_photos(user, args: dict[str, Any]) -> tuple[list[Photo], int]:
+    query = visible_photos(user)
+    for field in ("permit_id", "parent_type", "parent_id"):
+        if args.get(field):
+            query = query.where(getattr(Photo, field) == str(args[field]))
+    return page_query(query.order_by(Photo.created_at, Photo.id), args)
 
 
 def get_photo(user, photo_id: str) -> Photo:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
 _name = validate.Length(min=1, max=200)
@@ -130,7 +131,7 @@ class SampleSchema(Schema):
     finding_ids = fields.List(fields.String())
 
 
-class SampleQuerySchema(Schema):
+class SampleQuerySchema(PageArgs):
     permit_id = fields.UUID()
 
 

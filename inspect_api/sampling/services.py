@@ -12,6 +12,7 @@ from ..auth.permissions import current_device_id
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
@@ -40,11 +41,11 @@ def get_sample(user, record_id: str) -> Sample:
     return record
 
 
-def list_samples(user, permit_id: str | None = None) -> list[Sample]:
+def list_samples(user, args: dict[str, Any]) -> tuple[list[Sample], int]:
     query = visible_samples(user)
-    if permit_id is not None:
-        query = query.where(Sample.permit_id == str(permit_id))
-    return list(db.session.scalars(query.order_by(Sample.sampled_at, Sample.id)))
+    if args.get("permit_id"):
+        query = query.where(Sample.permit_id == str(args["permit_id"]))
+    return page_query(query.order_by(Sample.sampled_at, Sample.id), args)
 
 
 def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from .. import clock
 from .. import audit
 from ..errors import ApiError, Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..records import check_version, expected_version
 from . import registry, rules
 from .models import SyncConflict
@@ -31,13 +32,13 @@ def visible_conflicts(user) -> Select:
     return query.where(SyncConflict.user_id == user.id)
 
 
-def list_conflicts(user, filters: dict[str, Any]) -> list[dict[str, Any]]:
+def list_conflicts(user, filters: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     query = visible_conflicts(user)
     for name in FILTERS:
         if filters.get(name):
             query = query.where(getattr(SyncConflict, name) == filters[name])
-    return [conflict_view(c) for c in db.session.scalars(query.order_by(SyncConflict.created_at.desc(),
-                                                                         SyncConflict.id))]
+    found, total = page_query(query.order_by(SyncConflict.created_at.desc(), SyncConflict.id), filters)
+    return [conflict_view(c) for c in found], total
 
 
 def get_conflict(user, conflict_id: str) -> SyncConflict:

@@ -20,6 +20,7 @@ from .. import audit
 from ..auth.models import AuthSession
 from ..errors import Forbidden, NotFound
 from ..extensions import db
+from ..paging import page_query
 from .models import Device
 
 MANAGERS = ("supervisor", "admin")
@@ -92,7 +93,7 @@ def visible_devices(user) -> Select:
     return query.where(Device.user_id == user.id)
 
 
-def list_devices(user, filters: dict[str, Any]) -> list[Device]:
+def list_devices(user, filters: dict[str, Any]) -> tuple[list[Device], int]:
     query = visible_devices(user)
     if filters.get("pending") is True:
         query = query.where(Device.pending_count > 0)
@@ -102,7 +103,7 @@ def list_devices(user, filters: dict[str, Any]) -> list[Device]:
         query = query.where(Device.user_id == filters["user_id"])
     if filters.get("revoked") is not None:
         query = query.where(Device.revoked_at.is_not(None) if filters["revoked"] else Device.revoked_at.is_(None))
-    return list(db.session.scalars(query.order_by(Device.last_push_at.desc().nulls_last(), Device.id)))
+    return page_query(query.order_by(Device.last_push_at.desc().nulls_last(), Device.id), filters)
 
 
 def get_device(user, device_id: str) -> Device:

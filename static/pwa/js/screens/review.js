@@ -2,13 +2,13 @@
 // from the device's copy otherwise.
 import { h, mount, label, fmtTime } from "../dom.js";
 import * as store from "../store.js";
-import { api, items as listItems, plain } from "../api.js";
+import { listAll, plain } from "../api.js";
 import { statusChip } from "./site.js";
 
 export async function loadQueue() {
   if (navigator.onLine) {
     try {
-      return { list: listItems(await api("/api/v1/inspections?status=submitted")), live: true };
+      return { list: await listAll("/api/v1/inspections?status=submitted"), live: true };
     } catch (err) {
       if (!err.offline) return { list: [], live: false, error: plain(err) };
     }
