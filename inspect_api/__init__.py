@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from .config import PROJECT_ROOT, Config, config_for_environment
+from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .errors import register_error_handlers
 from .extensions import api, db, jwt, limiter, migrate
 
@@ -27,12 +27,14 @@ def import_models() -> None:
 
 
 def create_app(config: Config | None = None) -> Flask:
-    app = Flask(__name__, instance_path=str(Path(PROJECT_ROOT, "instance")), static_folder=None)
     cfg = config or config_for_environment()
     cfg.check()
+    app = Flask(__name__, instance_path=str(instance_path(getattr(cfg, "INSTANCE_PATH", None))), static_folder=None)
     app.config.from_object(cfg)
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # The instance folder is made only when a default needs it: a production process with its own
+    # database and storage may run from a read-only working directory.
     if not app.config.get("SQLALCHEMY_DATABASE_URI"):
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{Path(app.instance_path, 'inspect_api.sqlite3')}"
     if not app.config.get("STORAGE_URL"):
         app.config["STORAGE_URL"] = Path(app.instance_path, "blobs").as_uri()
@@ -53,7 +55,7 @@ def create_app(config: Config | None = None) -> Flask:
     from .database import configure_engine_events, register_request_transaction
     with app.app_context():
         configure_engine_events(db.engine)
-    migrate.init_app(app, db, directory=str(Path(PROJECT_ROOT, "migrations")), render_as_batch=True,
+    migrate.init_app(app, db, directory=str(MIGRATIONS_ROOT), render_as_batch=True,
                      compare_type=True)
     jwt.init_app(app)
     from .auth import jwt_callbacks  # noqa: F401  (registers the JWT hooks)

@@ -11,7 +11,18 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The app's files (the field app in static/, the Alembic scripts in migrations/) ship inside the
+# package, so an installed wheel finds them in site-packages just as a checkout does.
+PACKAGE_ROOT = Path(__file__).resolve().parent
+STATIC_ROOT = PACKAGE_ROOT / "static"
+MIGRATIONS_ROOT = PACKAGE_ROOT / "migrations"
+
+
+def instance_path(configured: str | os.PathLike | None = None) -> Path:
+    """The folder for the default SQLite file, local blobs and upload spooling: the configured
+    INSTANCE_PATH, else `instance/` in the current working directory. Never inside the package:
+    site-packages is no place for data (it may be read-only, and an upgrade replaces it)."""
+    return Path(configured).expanduser().resolve() if configured else Path.cwd().resolve() / "instance"
 
 
 def _int(name: str, default: int) -> int:
@@ -34,6 +45,7 @@ class Config:
     JWT_TOKEN_LOCATION = ["headers"]
     JWT_ERROR_MESSAGE_KEY = "message"
 
+    INSTANCE_PATH = os.environ.get("INSTANCE_PATH")  # None -> ./instance (see instance_path)
     SQLALCHEMY_DATABASE_URI = os.environ.get("DATABASE_URL")  # None -> SQLite in instance folder
     SQLALCHEMY_ENGINE_OPTIONS: dict = {}
     STORAGE_URL = os.environ.get("STORAGE_URL")  # None -> local folder in instance folder

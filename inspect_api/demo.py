@@ -220,8 +220,8 @@ def demo(host: str, port: int, password: str | None) -> None:
     """Create a fresh demo database with Fairhaven permits and one user per role, then serve it."""
     import flask_migrate
 
-    from .config import PROJECT_ROOT
-    instance = Path(PROJECT_ROOT, "instance")
+    from .config import instance_path
+    instance = instance_path()
     _fresh_files(instance)
     app = _demo_app(instance)
     with app.app_context():

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from flask import Blueprint, Response, current_app, send_from_directory
 
-from ..config import PROJECT_ROOT
+from ..config import STATIC_ROOT
 
-PWA_ROOT = Path(PROJECT_ROOT, "static", "pwa")
+PWA_ROOT = STATIC_ROOT / "pwa"
 _ORIGIN = re.compile(r"^https://[a-z0-9.-]+(:\d{1,5})?$")
 
 

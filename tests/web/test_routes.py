@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PWA = Path(__file__).resolve().parents[2] / "static" / "pwa"
+PWA = Path(__file__).resolve().parents[2] / "inspect_api" / "static" / "pwa"
 STRICT = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
           "connect-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]
 

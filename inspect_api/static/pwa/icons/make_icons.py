@@ -1,7 +1,7 @@
 """Draws the app icon once as SVG and as PNGs (Pillow) from the same geometry.
 
-Run from anywhere: `python static/pwa/icons/make_icons.py`. The output is committed; rerun only when
-the drawing changes (then bump static/pwa/version.js so devices fetch the new icons).
+Run from anywhere: `python inspect_api/static/pwa/icons/make_icons.py`. The output is committed; rerun only when
+the drawing changes (then bump inspect_api/static/pwa/version.js so devices fetch the new icons).
 """
 from __future__ import annotations
 
