@@ -13,10 +13,10 @@ from .extensions import api, db, jwt, limiter, migrate
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
 # of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
 # models.py. A missing module is an installation error and stops the app at start-up.
-DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "photos", "sync",
+DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos", "sync",
            "completion", "bonds", "enforcement", "reports", "exports", "web")
-MODEL_DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "photos", "sync",
-                 "completion", "bonds", "enforcement")
+MODEL_DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos",
+                 "sync", "completion", "bonds", "enforcement")
 
 
 def import_models() -> None:

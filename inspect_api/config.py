@@ -80,6 +80,22 @@ class Config:
     OPENAPI_SWAGGER_UI_PATH = "/docs"
     OPENAPI_SWAGGER_UI_URL = None  # set below only when a local copy is not available
     TIMEZONE = "America/New_York"
+    # The inspection program (R-I1; README "Inspection program"): the Town may change these.
+    INSPECTION_ROUTINE_DAYS = _int("INSPECTION_ROUTINE_DAYS", 14)
+    STORM_THRESHOLD_INCHES = os.environ.get("STORM_THRESHOLD_INCHES", "0.25")
+    STORM_WINDOW_HOURS = _int("STORM_WINDOW_HOURS", 24)
+    INSPECTION_RESPONSE_DAYS = _int("INSPECTION_RESPONSE_DAYS", 5)
+    # R-O3: the MGL c.59 §57 interest rate on unpaid costs, by the day it takes effect, as
+    # "YYYY-MM-DD=rate" pairs separated by commas ("2000-01-01=0.14,2027-07-01=0.12"). A change in
+    # the statute is a new entry from its effective date; days before it keep the old rate.
+    COST_INTEREST_RATES = os.environ.get("COST_INTEREST_RATES", "1900-01-01=0.14")
+    # R-P2: what a §21D citation tells the violator: where to pay, and which court hears a contest.
+    CITATION_PAY_TO = os.environ.get(
+        "CITATION_PAY_TO", "the Town of Fairhaven, Town Hall, 40 Center Street, Fairhaven, MA 02719")
+    CITATION_COURT = os.environ.get("CITATION_COURT", "the New Bedford District Court")
+    # R-O1 "by the Stormwater Authority or its agents": whether inspectors (the Authority's agents)
+    # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
+    ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
 
     def check(self) -> None:
         if not self.JWT_SECRET_KEY:

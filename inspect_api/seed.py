@@ -1,16 +1,15 @@
 """Reference data every database needs (checklist templates, action levels, fine schedule, ...).
 
 Domains register an idempotent seeder with @seeder; `run_all()` runs them all through db.session.
-The migrations call `run_all(connection)` on Alembic's own connection (inside the migration's
-transaction, where the new tables are visible), and tests call it after emptying the tables, so the
-schema, the migrations and the tests agree on the same reference data.
+Tests (after emptying the tables) and the demo load reference data this way. The migrations do NOT:
+each revision carries a frozen copy of the data it adds (`op.bulk_insert` on explicit tables), so an
+old revision never depends on today's models. tests/test_migrations.py checks that a database
+upgraded to head holds exactly what these seeders write: a change to a seeder needs a new revision
+that makes the same change.
 """
 from __future__ import annotations
 
 from typing import Callable
-
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
 
 _SEEDERS: list[Callable[[], None]] = []
 
@@ -20,22 +19,10 @@ def seeder(fn: Callable[[], None]) -> Callable[[], None]:
     return fn
 
 
-def run_all(connection: Connection | None = None) -> None:
+def run_all() -> None:
     from . import import_models
     from .extensions import db
     import_models()
-    if connection is None:
-        for fn in _SEEDERS:
-            fn()
-        db.session.flush()
-        return
-    # Seeders use db.session; point it at the migration's connection for the duration.
-    session = Session(bind=connection)
-    db.session.registry.set(session)
-    try:
-        for fn in _SEEDERS:
-            fn()
-        session.flush()
-    finally:
-        db.session.registry.clear()
-        session.close()
+    for fn in _SEEDERS:
+        fn()
+    db.session.flush()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up a virtual environment (first run only) and run the whole test suite:
+#   0. the field app's JavaScript unit tests, when node is installed;
 #   1. on SQLite (always);
 #   2. again on PostgreSQL when one is reachable (TEST_DATABASE_URL, or a local server on 127.0.0.1:5432).
-# Suites whose external parts are missing (PostgreSQL, Chromium) are skipped and named at the end.
+# Suites whose external parts are missing (node, PostgreSQL, Chromium) are skipped and named at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,17 @@ fi
 
 skipped=()
 status=0
+
+# The field app's pure modules under Node's own test runner (built-in: nothing to install). First, so
+# the pytest summaries stay the last lines printed.
+if command -v node >/dev/null 2>&1; then
+  echo "== JavaScript unit tests (node --test tests/js) =="
+  node --test --test-reporter=spec tests/js/*.test.js
+  rc=$?
+  [ $rc -ne 0 ] && status=$rc
+else
+  skipped+=("JavaScript unit tests: node not installed (Debian package 'nodejs', 20 or newer)")
+fi
 
 echo "== test suite on SQLite =="
 TEST_DATABASE_URL= .venv/bin/python -m pytest "$@"

@@ -87,6 +87,7 @@ class World:
         permit = self.f.permit(applicant=self.b, disturbed_area_sqft=30000)
         self.permit = permit
         pid = self.record("permit", {"id": permit.id})
+        self.ids["party"] = next(p.id for p in permit.parties if p.role == "owner")   # R-O0
         self.record("permit_document", self.call("b", "POST", f"/permits/{pid}/documents",
                                                  json={"kind": "esc_plan", "filename": "esc-plan.pdf"}))
         self.record("exemption", self.call("b", "POST", f"/permits/{pid}/exemptions",
@@ -128,6 +129,8 @@ class World:
             "permit_id": pid, "entry_authorization_id": self.ids["entry"], "sampled_at": iso(now - timedelta(hours=1)),
             "sampler": "Dana Field", "outfall_id": "OF-1", "sample_type": "grab", "analysis": "field",
             "parameters": [{"name": "ph", "value": 7.1, "unit": "SU"}]}))
+        self.record("inspection_request", self.call("b", "POST", "/inspection-requests", json={
+            "permit_id": pid, "kind": "re_inspection", "note": "Silt fence re-installed"}))
 
     def _enforcement(self) -> None:
         pid, today = self.ids["permit"], clock.today()
@@ -137,11 +140,18 @@ class World:
         self.record("order", self.call("s", "POST", "/orders", json={
             "permit_id": pid, "kinds": ["controls"], "finding_ids": [self.ids["finding"]],
             "requirements": [{"kind": "controls", "text": "Re-install the silt fence"}],
-            "issued_on": (today - timedelta(days=20)).isoformat(),
-            "deadline": (today - timedelta(days=10)).isoformat()}))
-        self.record("cost_recovery", self.call("s", "POST", "/cost-recoveries", json={
-            "order_id": self.ids["order"], "abatement_completed_on": (today - timedelta(days=2)).isoformat(),
-            "items": [{"category": "labor", "description": "DPW crew", "amount": "720.00"}]}))
+            "issued_on": (today - timedelta(days=80)).isoformat(),
+            "deadline": (today - timedelta(days=70)).isoformat()}))
+        recovery = self.call("s", "POST", "/cost-recoveries", json={
+            "order_id": self.ids["order"], "abatement_completed_on": (today - timedelta(days=60)).isoformat(),
+            "items": [{"category": "labor", "description": "DPW crew", "amount": "720.00"}]})
+        self.record("cost_recovery", recovery)
+        # Noticed to the owner long enough ago that the unpaid costs are a lien (its certificate prints).
+        self.call("s", "PATCH", f"/cost-recoveries/{recovery['id']}", expect=200, json={
+            "version": recovery["version"], "recipients": [{
+                "role": "owner", "name": "Pat Owner", "method": "certified_mail",
+                "sent_on": (today - timedelta(days=58)).isoformat(),
+                "received_on": (today - timedelta(days=55)).isoformat()}]})
         self.record("violation", self.call("s", "POST", "/violations", json={
             "permit_id": pid, "provision_kind": "permit_condition", "condition_id": self.ids["condition"],
             "first_observed_on": (today - timedelta(days=15)).isoformat()}))

@@ -63,6 +63,14 @@ def _empty_tables() -> None:
         conn.execute(SyncCounter.__table__.insert().values(id=1, value=0, purged_through=0))
 
 
+def _reset_database() -> None:
+    """Empty tables plus reference data, committed: where every test starts."""
+    from inspect_api.seed import run_all
+    _empty_tables()
+    run_all()
+    db.session.commit()
+
+
 @pytest.fixture
 def config(_schema, tmp_path):
     return TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=(tmp_path / "blobs").as_uri())
@@ -70,22 +78,66 @@ def config(_schema, tmp_path):
 
 @contextmanager
 def fresh_app(config):
-    """An app on empty tables plus reference data, inside its app context."""
+    """A new app on empty tables plus reference data, inside its app context."""
     app = create_app(config)
     with app.app_context():
-        _empty_tables()
-        from inspect_api.seed import run_all
-        run_all()
-        db.session.commit()
+        _reset_database()
         yield app
         db.session.remove()
         db.engine.dispose()
 
 
+# Settings read from app.config on every request, so one built app serves tests that differ only in
+# these (each test's own blob folder or S3 prefix, its upload spool folder). A test whose config differs
+# in anything else gets an app built for that config.
+PER_TEST_SETTINGS = ("STORAGE_URL", "S3_ENDPOINT_URL", "UPLOAD_TEMP_DIR")
+_APPS_KEPT = 4
+
+
+def _settings(config) -> dict:
+    return {name: getattr(config, name) for name in dir(config) if name.isupper()}
+
+
+@pytest.fixture(scope="session")
+def _built_apps():
+    """Apps built so far, by the settings they were built with (least recently used first).
+    Building an app (blueprints, the OpenAPI document) costs far more than most tests."""
+    apps: dict[str, object] = {}
+    yield apps
+    for built in apps.values():
+        with built.app_context():
+            db.engine.dispose()
+
+
 @pytest.fixture
-def app(config):
-    with fresh_app(config) as app:
-        yield app
+def app(config, _built_apps):
+    """The app for `config`, inside its app context, on empty tables plus reference data. Built once
+    per distinct config and reused: everything a test may change on it (app.config, the blob store,
+    rate-limit counters, the database) is put back before the next test."""
+    from inspect_api.extensions import limiter
+    settings = _settings(config)
+    key = repr(sorted((name, value) for name, value in settings.items() if name not in PER_TEST_SETTINGS))
+    built = _built_apps.pop(key, None)
+    if built is None:
+        if len(_built_apps) >= _APPS_KEPT:
+            oldest = _built_apps.pop(next(iter(_built_apps)))
+            with oldest.app_context():
+                db.engine.dispose()
+        built = create_app(config)
+    _built_apps[key] = built  # most recently used last
+    saved = dict(built.config)
+    built.config.update({name: settings[name] for name in PER_TEST_SETTINGS if name in settings})
+    built.extensions.pop("blob_store", None)
+    try:
+        with built.app_context():
+            _reset_database()
+            limiter.reset()
+            yield built
+            db.session.remove()
+    finally:
+        built.config.clear()
+        built.config.update(saved)
+        built.extensions.pop("blob_store", None)
 
 
 @pytest.fixture
@@ -135,6 +187,18 @@ def shared_data():
     if not folder.is_dir():
         pytest.skip(f"real camera files not present at {folder} (the ../shared folder beside the checkout)")
     return folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """`postgres` tests check what only PostgreSQL does (concurrent writers, row locks): on SQLite they
+    are skipped, saying why. `-m "not slow"` leaves out the long harnesses for a quick run."""
+    url = os.environ.get("TEST_DATABASE_URL") or ""
+    if url.startswith("postgresql"):
+        return
+    skip = pytest.mark.skip(reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql://... to run it")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)
 
 
 def pytest_report_header(config):

@@ -1,18 +1,25 @@
 """The Alembic migrations build the same schema as the models, from empty, on SQLite and PostgreSQL,
-seed the reference data, and downgrade back to nothing."""
+load the same reference data as the app's seed, keep working when a later revision changes a seeded
+table, and downgrade back to nothing."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from flask_migrate import downgrade, upgrade
 
 from inspect_api import create_app
-from inspect_api.config import TestConfig
+from inspect_api.config import MIGRATIONS_ROOT, TestConfig
+from inspect_api.db import UTCDateTime
 from inspect_api.extensions import db
 
 
@@ -48,3 +55,104 @@ def test_upgrade_matches_models_then_downgrade_to_empty(empty_database_url, tmp_
         left = set(sa.inspect(db.engine).get_table_names()) - {"alembic_version"}
         assert left == set()
         db.engine.dispose()
+
+
+def _reference_rows(connection) -> dict[str, list]:
+    """Every non-empty table's rows, minus what is generated when a row is written (uuid ids,
+    timestamps), in a stable order: what the reference data says, not when it was loaded."""
+    found = {}
+    for table in db.metadata.sorted_tables:
+        kept = [c for c in table.columns
+                if not isinstance(c.type, (sa.DateTime, UTCDateTime)) and not (c.name == "id" and isinstance(c.type, sa.String))]
+        rows = [{c.name: row._mapping[c] for c in kept} for row in connection.execute(sa.select(*kept))]
+        if rows:
+            found[table.name] = sorted(rows, key=repr)
+    return found
+
+
+def test_migrations_load_the_same_reference_data_as_the_app_seed(app, empty_database_url, tmp_path):
+    """tests and the demo load reference data with inspect_api.seed; a database made by `db upgrade`
+    gets the migrations' frozen copy. They must agree table by table, row by row."""
+    with db.engine.connect() as conn:
+        seeded = _reference_rows(conn)
+    migrated_app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=empty_database_url,
+                                         STORAGE_URL=(tmp_path / "b").as_uri()))
+    with migrated_app.app_context():
+        upgrade()
+        with db.engine.connect() as conn:
+            migrated = _reference_rows(conn)
+        db.engine.dispose()
+    assert {"checklist_templates", "action_levels", "fine_schedules", "sync_counter"} <= set(seeded)
+    assert sorted(migrated) == sorted(seeded)
+    for table in seeded:
+        assert migrated[table] == seeded[table], table
+
+
+LATER_REVISION = '''"""a later release: action levels gain a note
+
+Revision ID: {revision}
+Revises: {down_revision}
+"""
+from alembic import op
+import sqlalchemy as sa
+
+revision = "{revision}"
+down_revision = "{down_revision}"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    with op.batch_alter_table("action_levels") as batch_op:
+        batch_op.add_column(sa.Column("note", sa.Text(), nullable=False, server_default=""))
+    levels = sa.table("action_levels", sa.column("parameter", sa.String), sa.column("note", sa.Text))
+    op.execute(levels.update().where(levels.c.parameter == "ph").values(note="checked in the field"))
+
+
+def downgrade():
+    with op.batch_alter_table("action_levels") as batch_op:
+        batch_op.drop_column("note")
+'''
+
+# Runs in its own process because it changes the ORM models the way the later release would (a new
+# mapped column on ActionLevel), which cannot be undone inside this test session.
+LATER_RELEASE = '''
+import sys
+import sqlalchemy as sa
+from sqlalchemy.orm import mapped_column
+from flask_migrate import upgrade
+from inspect_api import create_app
+from inspect_api.config import MIGRATIONS_ROOT, TestConfig
+from inspect_api.db import UTCDateTime
+from inspect_api.sampling.models import ActionLevel
+
+ActionLevel.note = mapped_column(sa.Text, nullable=False, default="")
+url, storage, directory = sys.argv[1:4]
+app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=url, STORAGE_URL=storage))
+with app.app_context():
+    upgrade(directory=directory)
+'''
+
+
+def test_upgrade_through_a_later_migration_that_changes_a_seeded_table(empty_database_url, tmp_path):
+    """The initial revision must not depend on today's models: once a later revision (and the models)
+    add a column to a seeded table, an empty database still upgrades through both."""
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_ROOT, migrations, ignore=shutil.ignore_patterns("__pycache__"))
+    head = ScriptDirectory(str(migrations)).get_current_head()
+    later = "f00dfeedbeef"
+    (migrations / "versions" / f"{later}_action_level_note.py").write_text(
+        LATER_REVISION.format(revision=later, down_revision=head))
+
+    done = subprocess.run([sys.executable, "-c", LATER_RELEASE, empty_database_url, (tmp_path / "b").as_uri(),
+                           str(migrations)], capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    engine = sa.create_engine(empty_database_url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all() == [later]
+            levels = dict(conn.execute(sa.text("SELECT parameter, note FROM action_levels")).all())
+        assert levels == {"turbidity": "", "ph": "checked in the field"}
+    finally:
+        engine.dispose()

@@ -80,6 +80,12 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
                                         certificate_for_permit(permit.id) is not None)
     if problem:
         raise Conflict(problem[1], error=problem[0])
+    # R-F3: the work is not "completed in accordance with the permit" while enforcement is open.
+    from ..permits.cases import open_enforcement
+    still_open = open_enforcement(permit.id)
+    if still_open:
+        raise Conflict("No certificate while enforcement is open on the site: " + "; ".join(still_open) + ".",
+                       error="open_enforcement", errors={"open": still_open})
     now = clock.now()
     issued_on = clock.local_date(now)
     sequence, number = next_number(issued_on.year)

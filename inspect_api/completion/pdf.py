@@ -1,94 +1,50 @@
-"""The certificate of completion as a one-page PDF, drawn from the facts kept when it was issued.
+"""The certificate of completion as a PDF, drawn from the facts kept when it was issued (R-F3).
 
-`invariant=1` keeps reportlab from stamping the rendering time and a random document id into the file,
-so the same certificate always renders to the same bytes.
+Laid out by the one PDF module (inspect_api.pdf): Unicode font, wrapped paragraphs, same bytes for
+the same certificate.
 """
 from __future__ import annotations
 
-import io
-from datetime import date
 from typing import Any
 
-from reportlab.lib.pagesizes import LETTER
-from reportlab.lib.units import inch
-from reportlab.pdfgen import canvas
+from .. import pdf
 
-TOWN = "Town of Fairhaven, Massachusetts"
-AUTHORITY = "Stormwater Authority"
-BYLAW = "Stormwater Management Bylaw, Chapter 194, Part 3"
-
-
-def _long_date(value: str | date | None) -> str:
-    if not value:
-        return "-"
-    day = date.fromisoformat(value) if isinstance(value, str) else value
-    return f"{day:%B} {day.day}, {day.year}"
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    return lines + ([line] if line else [])
+OM_CONTINUES = ("Completion does not end the owner's obligations: the stormwater management system must "
+                "continue to be operated and maintained in accordance with the approved operation and "
+                "maintenance (O&M) plan, and a failure to do so remains a violation of the bylaw (§C).")
 
 
 def certificate_pdf(cert: Any) -> bytes:
     """Render `cert` (number, issued_on, basis_type, remarks, snapshot) to PDF bytes."""
     facts = cert.snapshot or {}
-    buffer = io.BytesIO()
-    pdf = canvas.Canvas(buffer, pagesize=LETTER, invariant=1, pageCompression=0)
-    pdf.setTitle(f"Certificate of Completion {cert.number}")
-    pdf.setAuthor(f"{TOWN} {AUTHORITY}")
-    width, height = LETTER
-    y = height - 1.1 * inch
-    pdf.setFont("Helvetica-Bold", 13)
-    pdf.drawCentredString(width / 2, y, TOWN.upper())
-    pdf.setFont("Helvetica", 11)
-    pdf.drawCentredString(width / 2, y - 16, AUTHORITY)
-    pdf.setFont("Helvetica-Bold", 22)
-    pdf.drawCentredString(width / 2, y - 60, "Certificate of Completion")
-    pdf.setFont("Helvetica", 12)
-    pdf.drawCentredString(width / 2, y - 82, f"No. {cert.number}")
+    s = pdf.styles()
+    width = pdf.text_width()
     basis = "final report" if cert.basis_type == "final_report" else "completion notice"
     rows = [
         ("Approval", f"{facts.get('review_level_title') or '-'} {facts.get('permit_number') or ''}".strip()),
-        ("Site", facts.get("site_address") or "-"),
-        ("Parcel", facts.get("parcel_id") or "-"),
-        ("Owner", facts.get("owner_name") or "-"),
-        ("Applicant", facts.get("applicant_name") or "-"),
-        ("Work completed", _long_date(facts.get("work_completed_on"))),
-        (f"{basis.capitalize()} accepted", _long_date(facts.get("basis_accepted_on"))),
-        ("Issued", _long_date(cert.issued_on)),
+        ("Site", facts.get("site_address")),
+        ("Parcel", facts.get("parcel_id")),
+        ("Owner", facts.get("owner_name")),
+        ("Applicant", facts.get("applicant_name")),
+        ("Work completed", pdf.long_date(facts.get("work_completed_on"))),
+        (f"{basis.capitalize()} accepted", pdf.long_date(facts.get("basis_accepted_on"))),
+        ("Issued", pdf.long_date(cert.issued_on)),
     ]
-    y -= 130
-    for label, value in rows:
-        pdf.setFont("Helvetica-Bold", 11)
-        pdf.drawString(1.1 * inch, y, f"{label}:")
-        pdf.setFont("Helvetica", 11)
-        for i, line in enumerate(_wrap(str(value), 60) or ["-"]):
-            y -= 14 if i else 0
-            pdf.drawString(2.9 * inch, y, line)
-        y -= 20
-    statement = (f"The Stormwater Authority has received and accepted the {basis} for this project and certifies "
-                 f"that the land disturbance work is complete under the {BYLAW}. This certificate closes the "
-                 "approval; the security posted for the work may be released in full.")
-    pdf.setFont("Helvetica", 11)
-    for line in _wrap(statement, 88):
-        y -= 15
-        pdf.drawString(1.1 * inch, y, line)
+    # R-F3: a certificate is only issued with no open order, violation or unpaid cost recovery on the
+    # site, so the full release of the security it unlocks (R-D3) is stated without reservation.
+    statement = (f"The {pdf.AUTHORITY} has received and accepted the {basis} for this project and certifies "
+                 f"that the land disturbance work is complete in accordance with the approval under the "
+                 f"{pdf.BYLAW}. This certificate closes the approval; no enforcement order, violation or "
+                 "unpaid cost recovery was open on the site when it was issued, and the security posted for "
+                 "the work may be released in full (R-D3).")
+    story: list[Any] = [
+        pdf.p(pdf.TOWN.upper(), s.subtitle), pdf.p(pdf.AUTHORITY, s.subtitle), pdf.spacer(18),
+        pdf.p("Certificate of Completion", s.title), pdf.p(f"No. {cert.number}", s.subtitle), pdf.spacer(16),
+        pdf.pairs(rows, s, width, label_width=1.9 * pdf.inch), pdf.spacer(14),
+        pdf.p(statement, s.body), pdf.spacer(8),
+        pdf.p("Operation and maintenance continue", s.subheading), pdf.p(OM_CONTINUES, s.body),
+    ]
     if cert.remarks:
-        y -= 25
-        pdf.setFont("Helvetica-Oblique", 10)
-        for line in _wrap(f"Remarks: {cert.remarks}", 95)[:12]:
-            y -= 13
-            pdf.drawString(1.1 * inch, y, line)
-    pdf.setFont("Helvetica", 11)
-    pdf.line(1.1 * inch, 1.6 * inch, 4.2 * inch, 1.6 * inch)
-    pdf.drawString(1.1 * inch, 1.4 * inch, f"{facts.get('issued_by_name') or ''}, for the {AUTHORITY}")
-    pdf.showPage()
-    pdf.save()
-    return buffer.getvalue()
+        story += [pdf.spacer(8), pdf.p(f"Remarks: {cert.remarks}", s.small)]
+    story += [pdf.spacer(24), pdf.signature_block(facts.get("issued_by_name"), f"for the {pdf.AUTHORITY}", s, width)]
+    return pdf.render(story, title=f"Certificate of Completion {cert.number}", subject="Certificate of completion")

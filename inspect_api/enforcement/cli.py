@@ -18,7 +18,7 @@ from .schemas import DeadlineSchema
               help="text: a table for mail; json: exactly what GET /api/v1/deadlines answers.")
 @with_appcontext
 def deadlines(before, fmt: str) -> None:
-    """Print findings, orders, final reports, cost notices, protest windows and bond releases due."""
+    """Print findings, orders, final reports, cost notices, protest windows, bond releases and overdue inspections."""
     today = clock.today()
     day = before.date() if before else view.default_before(today)
     items = view.deadlines(day, today)

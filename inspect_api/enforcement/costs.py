@@ -1,7 +1,9 @@
 """Town-performed abatement and cost recovery (R-O2, R-O3): load, check, change, flush (never commit).
 
-Supervisors record the work, its costs, the notice, the SA's decision on a protest, a court decision
-and payments. The permit's applicant reads the record and its statement and may file the protest.
+Supervisors record the work, its costs, the notice to each recipient (the violator and the owner,
+each with method, sent and received dates: R-O3), the SA's decision on a protest, a court decision
+and payments. The permit's applicant, or a user who is a party to the case, reads the record and its
+statement and may file a protest as a recipient of the notice.
 """
 from __future__ import annotations
 
@@ -21,10 +23,10 @@ from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
 from . import rules
-from .models import CostItem, CostPayment, CostRecovery
+from .models import CostItem, CostNotice, CostPayment, CostRecovery
 from .services import change_status, get_order, require_supervisor
 
-NOTICE_FIELDS = ("notice_sent_on", "notice_method", "notice_received_on")
+RECIPIENT_FIELDS = ("party_id", "role", "name", "mailing_address", "method", "sent_on", "received_on")
 COURT_FIELDS = ("court_decision_on", "court_amount", "court_case_note")
 
 
@@ -53,10 +55,17 @@ def costs_total(record: CostRecovery) -> Decimal:
     return sum((item.amount for item in record.items), rules.ZERO)
 
 
+def interest_rates() -> tuple:
+    """R-O3: the MGL c.59 §57 rates with their effective dates, from configuration."""
+    from flask import current_app
+    return rules.parse_rates(current_app.config.get("COST_INTEREST_RATES") or "1900-01-01=0.14")
+
+
 def facts(record: CostRecovery) -> rules.CostFacts:
     return rules.CostFacts(
-        costs_total=costs_total(record), notice_sent_on=record.notice_sent_on,
-        notice_received_on=record.notice_received_on, protest_filed_on=record.protest_filed_on,
+        costs_total=costs_total(record), rates=interest_rates(),
+        notices=tuple(rules.NoticeFacts(n.role, n.sent_on, n.received_on, n.protest_filed_on)
+                      for n in record.recipients),
         decision=record.decision, decided_on=record.decided_on, decided_amount=record.decided_amount,
         court_decision_on=record.court_decision_on, court_amount=record.court_amount,
         payments=tuple((p.paid_on, p.amount) for p in record.payments))
@@ -65,31 +74,56 @@ def facts(record: CostRecovery) -> rules.CostFacts:
 def statement(record: CostRecovery, on: date | None = None) -> dict[str, Any]:
     """R-O3: principal, interest, payments, total due, lien date and status on `on` (default today)."""
     on = on or clock.today()
-    s = rules.cost_statement(facts(record), on)
+    f = facts(record)
+    s = rules.cost_statement(f, on)
     return {
         "cost_recovery_id": record.id, "on": on, "costs_total": s.costs_total, "principal": s.principal,
         "payments": [p for p in record.payments if p.paid_on <= on], "payments_total": s.payments_total,
         "principal_outstanding": s.principal_outstanding, "interest": s.interest,
-        "interest_rate": str(rules.INTEREST_RATE), "day_count": f"actual/{rules.DAY_COUNT_BASIS}",
+        "interest_rate": str(rules.rate_on(f.rates, on)), "day_count": f"actual/{rules.DAY_COUNT_BASIS}",
+        "interest_rates": [{"effective_from": d.isoformat(), "rate": str(r)} for d, r in f.rates],
         "due_on": s.due_on, "interest_from": s.interest_from, "total_due": s.total_due,
         "notice_due_by": rules.notice_due_by(record.abatement_completed_on),
-        "notice_late": rules.notice_late(record.abatement_completed_on, record.notice_sent_on),
+        "notice_late": _notice_late(record),
         "protest_window_ends": _window_end(record), "lien_on": s.lien_on, "lien_amount": s.lien_amount,
         "status": s.status,
     }
 
 
 def _window_end(record: CostRecovery) -> date | None:
-    return rules.protest_window_ends(record.notice_received_on) if record.notice_received_on else None
+    """The owner's protest window: the one the lien follows (R-O3)."""
+    owner = rules.owner_received_on([rules.NoticeFacts(n.role, n.sent_on, n.received_on) for n in record.recipients])
+    return rules.protest_window_ends(owner) if owner else None
+
+
+def _first_sent(record: CostRecovery) -> date | None:
+    days = [n.sent_on for n in record.recipients if n.sent_on]
+    return min(days) if days else None
+
+
+def _notice_late(record: CostRecovery) -> bool:
+    """Late when any recipient's notice went out after day 30 (each must be notified in time)."""
+    return any(rules.notice_late(record.abatement_completed_on, n.sent_on) for n in record.recipients)
+
+
+def recipient_view(notice: CostNotice) -> dict[str, Any]:
+    protest = None
+    if notice.protest_filed_on:
+        protest = {"filed_on": notice.protest_filed_on.isoformat(), "text": notice.protest_text,
+                   "filed_by": notice.protest_by}
+    return {**{f: getattr(notice, f) for f in ("id", *RECIPIENT_FIELDS)},
+            "protest_window_ends": rules.protest_window_ends(notice.received_on) if notice.received_on else None,
+            "notice_late": rules.notice_late(_abatement_day(notice), notice.sent_on), "protest": protest}
+
+
+def _abatement_day(notice: CostNotice) -> date:
+    record = db.session.get(CostRecovery, notice.cost_recovery_id)
+    return record.abatement_completed_on
 
 
 def cost_recovery_view(record: CostRecovery) -> dict[str, Any]:
     today = statement(record)
     order = record.order
-    protest = None
-    if record.protest_filed_on:
-        protest = {"filed_on": record.protest_filed_on.isoformat(), "text": record.protest_text,
-                   "filed_by": record.protest_by}
     decision = None
     if record.decision:
         decision = {"decision": record.decision, "decided_on": record.decided_on.isoformat(),
@@ -97,11 +131,12 @@ def cost_recovery_view(record: CostRecovery) -> dict[str, Any]:
                     "reason": record.decision_reason, "decided_by": record.decided_by}
     fields = ("id", "version", "created_at", "updated_at", "created_by", "device_id", "device_created_at",
               "permit_id", "order_id", "description", "abatement_completed_on", "items", "payments",
-              *NOTICE_FIELDS, *COURT_FIELDS)
+              *COURT_FIELDS)
     return {**{f: getattr(record, f) for f in fields}, "order_number": order.number if order else None,
             "costs_total": today["costs_total"], "notice_due_by": today["notice_due_by"],
+            "recipients": [recipient_view(n) for n in record.recipients], "notice_sent_on": _first_sent(record),
             "notice_late": today["notice_late"], "protest_window_ends": today["protest_window_ends"],
-            "protest": protest, "decision": decision, "amount_due": today["principal"],
+            "decision": decision, "amount_due": today["principal"],
             "lien_on": today["lien_on"], "status": today["status"]}
 
 
@@ -150,78 +185,174 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
     require_supervisor(user, "change a cost recovery record")
     check_version(record, expected_version, lambda r: _plain(cost_recovery_view(r)))
     before = _plain(cost_recovery_view(record))
-    sent_on = data.get("notice_sent_on", record.notice_sent_on)
-    if record.notice_sent_on and ("items" in data or "abatement_completed_on" in data):
-        raise Conflict("The costs were notified on " + record.notice_sent_on.isoformat() +
+    first_sent = _first_sent(record)
+    if first_sent and ("items" in data or "abatement_completed_on" in data):
+        raise Conflict("The costs were notified on " + first_sent.isoformat() +
                        "; a changed amount goes through a protest decision or a court.", error="notice_already_sent")
-    _check_dates(record, data, sent_on)
+    _check_dates(record, data)
+    if "recipients" in data:
+        record.recipients = _recipients(record, data["recipients"])
     if "items" in data:
         record.items = _items(data)
-    for key in ("description", "abatement_completed_on", *NOTICE_FIELDS, *COURT_FIELDS):
+    for key in ("description", "abatement_completed_on", *COURT_FIELDS):
         if key in data:
             setattr(record, key, data[key])
     return _save(user, record, before, "cost_recovery.update")
 
 
-def _check_dates(record: CostRecovery, data: dict[str, Any], sent_on: date | None) -> None:
-    completed = data.get("abatement_completed_on", record.abatement_completed_on)
-    received = data.get("notice_received_on", record.notice_received_on)
+def _recipients(record: CostRecovery, wanted: list[dict[str, Any]]) -> list[CostNotice]:
+    """R-O3: the notice to each recipient. Entries naming an existing recipient's id update it (its
+    protest stays); a party id fills in the name and mailing address from the case's parties."""
+    from ..permits.models import Party
+    current = {n.id: n for n in record.recipients}
     errors: dict[str, list[str]] = {}
-    if sent_on and sent_on < completed:
-        errors["notice_sent_on"] = ["The notice follows the completed abatement."]
-    if received and not sent_on:
-        errors["notice_received_on"] = ["Record when the notice was sent first."]
-    elif received and received < sent_on:
-        errors["notice_received_on"] = ["Cannot be received before it was sent."]
+    out: list[CostNotice] = []
+    for position, entry in enumerate(wanted):
+        notice = current.pop(str(entry["id"]), None) if entry.get("id") else CostNotice()
+        if notice is None:
+            errors[f"recipients.{position}.id"] = ["No such recipient on this cost recovery."]
+            continue
+        values = dict(entry)
+        values.pop("id", None)
+        if values.get("party_id"):
+            party = db.session.get(Party, str(values["party_id"]))
+            if party is None or party.permit_id != record.permit_id:
+                errors[f"recipients.{position}.party_id"] = ["No such party on this permit or case."]
+                continue
+            values["party_id"] = party.id
+            values.setdefault("name", party.name)
+            values.setdefault("mailing_address", party.mailing_address)
+            values.setdefault("role", party.role if party.role in rules.NOTICE_ROLES else None)
+        if not values.get("name", notice.name) or values.get("role", notice.role) not in rules.NOTICE_ROLES:
+            errors[f"recipients.{position}"] = ["Name the recipient (or its party_id) and its role: owner or violator."]
+            continue
+        problem = _notice_dates_problem(record, values.get("sent_on", notice.sent_on),
+                                        values.get("received_on", notice.received_on), notice)
+        if problem:
+            errors[f"recipients.{position}.{problem[0]}"] = [problem[1]]
+            continue
+        for key in RECIPIENT_FIELDS:
+            if key in values:
+                setattr(notice, key, values[key])
+        notice.position = position
+        out.append(notice)
+    for left in current.values():
+        if left.protest_filed_on:
+            errors["recipients"] = [f"{left.name} filed a protest on {left.protest_filed_on.isoformat()}; "
+                                    "that recipient's notice stays."]
+    keys = [(n.role, n.name) for n in out]
+    if len(set(keys)) != len(keys):
+        errors["recipients"] = ["Each recipient once."]
+    if errors:
+        raise ValidationFailed(errors=errors)
+    return out
+
+
+def _notice_dates_problem(record: CostRecovery, sent_on: date | None, received_on: date | None,
+                          notice: CostNotice) -> tuple[str, str] | None:
+    protest_on = notice.protest_filed_on
+    if sent_on and sent_on < record.abatement_completed_on:
+        return "sent_on", "The notice follows the completed abatement."
+    if received_on and not sent_on:
+        return "received_on", "Record when the notice was sent first."
+    if received_on and received_on < sent_on:
+        return "received_on", "Cannot be received before it was sent."
+    for key, day in (("sent_on", sent_on), ("received_on", received_on)):
+        if day and day > clock.today():
+            return key, "Cannot be in the future."
+    if protest_on and not sent_on:
+        return "sent_on", "A protest rests on this notice; its dates cannot be cleared."
+    if protest_on and notice.received_on and not received_on:
+        return "received_on", "A protest rests on this notice; its dates cannot be cleared."
+    if protest_on and not rules.protest_timely(received_on, protest_on):
+        return "received_on", (f"A protest was already accepted as timely on {protest_on.isoformat()}; this "
+                               "receipt date contradicts it.")
+    return None
+
+
+def _check_dates(record: CostRecovery, data: dict[str, Any]) -> None:
+    completed = data.get("abatement_completed_on", record.abatement_completed_on)
+    errors: dict[str, list[str]] = {}
+    first_sent = _first_sent(record)
+    if first_sent and first_sent < completed:
+        errors["abatement_completed_on"] = ["The notices follow the completed abatement."]
     court_on = data.get("court_decision_on", record.court_decision_on)
-    for key in ("notice_sent_on", "notice_received_on", "court_decision_on"):
-        if data.get(key) and data[key] > clock.today():
-            errors[key] = ["Cannot be in the future."]
+    if data.get("court_decision_on") and data["court_decision_on"] > clock.today():
+        errors["court_decision_on"] = ["Cannot be in the future."]
     if data.get("court_amount") is not None and not court_on:
         errors["court_amount"] = ["Give the date of the final court decision."]
-    cleared = [k for k in ("notice_sent_on", "notice_received_on")
-               if k in data and data[k] is None and getattr(record, k)]
-    if record.protest_filed_on and cleared:
-        errors[cleared[0]] = ["A protest rests on this notice; its dates cannot be cleared."]
-    elif record.protest_filed_on and not rules.protest_timely(received, record.protest_filed_on):
-        errors["notice_received_on"] = ["A protest was already accepted as timely on "
-                                        f"{record.protest_filed_on.isoformat()}; this receipt date contradicts it."]
     if errors:
         raise ValidationFailed(errors=errors)
 
 
+def _protest_recipient(user, record: CostRecovery, recipient_id: str | None) -> CostNotice:
+    """Whose protest: the recipient named; for an applicant, one of the recipients they may speak
+    for (the only recipient, or the one linked to their party)."""
+    if recipient_id:
+        notice = next((n for n in record.recipients if n.id == str(recipient_id)), None)
+        if notice is None:
+            raise ValidationFailed(errors={"recipient_id": ["No such recipient on this cost recovery."]})
+        return notice
+    if len(record.recipients) == 1:
+        return record.recipients[0]
+    if not record.recipients:
+        raise Conflict("No notice of costs has been sent yet.", error="notice_not_sent")
+    raise ValidationFailed(errors={"recipient_id": ["Name the recipient whose protest this is."]})
+
+
+def _speaks_for(user, record: CostRecovery, notice: CostNotice) -> bool:
+    """An applicant protests a notice addressed to a party that is their account, or the owner's
+    notice on their own application (the applicant answers for the owner they filed for)."""
+    from ..permits.models import Party, Permit
+    if notice.party_id:
+        party = db.session.get(Party, notice.party_id)
+        if party is not None and party.user_id == user.id:
+            return True
+    permit = db.session.get(Permit, record.permit_id)
+    return notice.role == "owner" and permit is not None and permit.applicant_id == user.id
+
+
 def file_protest(user, record: CostRecovery, data: dict[str, Any]) -> CostRecovery:
-    """R-O3: a written protest within 30 days of receiving the notice (day 30 is timely, day 31 is not)."""
+    """R-O3: a written protest by a recipient within 30 days of their own receipt of the notice
+    (day 30 is timely, day 31 is not)."""
     if user.role not in ("applicant", "supervisor"):
         raise Forbidden("The owner or violator files a protest (a supervisor may record a paper one).")
     if user.role != "supervisor" and data.get("filed_on"):
         raise Forbidden("A protest is dated the day it is filed; only a supervisor records an earlier paper one.")
+    notice = _protest_recipient(user, record, data.get("recipient_id"))
+    if user.role == "applicant" and not _speaks_for(user, record, notice):
+        raise Forbidden(f"You may protest only a notice sent to you; this one was sent to {notice.name}.")
     filed_on = data.get("filed_on") or clock.today()
-    if record.notice_sent_on is None:
-        raise Conflict("No notice of costs has been sent yet.", error="notice_not_sent")
-    if not record.notice_sent_on <= filed_on <= clock.today():
+    if notice.sent_on is None:
+        raise Conflict(f"No notice of costs has been sent to {notice.name} yet.", error="notice_not_sent")
+    if not notice.sent_on <= filed_on <= clock.today():
         raise ValidationFailed(errors={"filed_on": ["Between the notice and today."]})
-    if record.protest_filed_on is not None:
-        raise Conflict("A protest was already filed on " + record.protest_filed_on.isoformat() + ".",
+    if notice.protest_filed_on is not None:
+        raise Conflict(f"{notice.name} already filed a protest on {notice.protest_filed_on.isoformat()}.",
                        error="protest_exists")
-    if not rules.protest_timely(record.notice_received_on, filed_on):
-        raise Conflict(f"The 30 days to protest ended on {_window_end(record).isoformat()}.",
+    if record.decision is not None:
+        raise Conflict("The SA already decided on the costs; further relief is to a court (§E).",
+                       error="protest_exists")
+    if not rules.protest_timely(notice.received_on, filed_on):
+        ends = rules.protest_window_ends(notice.received_on)
+        raise Conflict(f"The 30 days for {notice.name} to protest ended on {ends.isoformat()}.",
                        error="protest_window_closed")
     before = _plain(cost_recovery_view(record))
-    record.protest_filed_on, record.protest_text, record.protest_by = filed_on, data["text"], user.id
+    notice.protest_filed_on, notice.protest_text, notice.protest_by = filed_on, data["text"], user.id
     return _save(user, record, before, "cost_recovery.protest")
 
 
 def decide_protest(user, record: CostRecovery, data: dict[str, Any]) -> CostRecovery:
     """The SA's decision on a protest: affirm, reduce (to a smaller amount) or void the costs."""
     require_supervisor(user, "decide a protest")
-    if record.protest_filed_on is None:
+    protests = [n.protest_filed_on for n in record.recipients if n.protest_filed_on]
+    if not protests:
         raise InvalidTransition("There is no protest to decide.")
     if record.decision is not None:
         raise InvalidTransition("The protest was already decided; SA decisions are final (a court may review).")
     decided_on = data.get("decided_on") or clock.today()
     amount = data.get("amount")
-    if not record.protest_filed_on <= decided_on <= clock.today():
+    if not max(protests) <= decided_on <= clock.today():
         raise ValidationFailed(errors={"decided_on": ["Between the protest and today."]})
     if data["decision"] == "reduce" and (amount is None or amount >= costs_total(record)):
         raise ValidationFailed(errors={"amount": [f"A reduction is below the costs of {costs_total(record)}."]})
@@ -246,7 +377,7 @@ def add_payment(user, record: CostRecovery, data: dict[str, Any]) -> CostRecover
 def _save(user, record: CostRecovery, before: dict, action: str) -> CostRecovery:
     bump(record)
     db.session.flush()
-    db.session.refresh(record, ["items", "payments"])
+    db.session.refresh(record, ["items", "payments", "recipients"])
     audit.record(action, "cost_recovery", record.id, audit.diff(before, _plain(cost_recovery_view(record))),
                  actor=user, permit_id=record.permit_id)
     return record
@@ -255,3 +386,22 @@ def _save(user, record: CostRecovery, before: dict, action: str) -> CostRecovery
 def _plain(view: dict[str, Any]) -> dict[str, Any]:
     from .schemas import CostRecoverySchema
     return CostRecoverySchema().dump(view)
+
+
+def lien_certificate(record: CostRecovery, on: date | None = None) -> bytes:
+    """R-O3: the lien certificate, produced only once the lien has attached (the end of the lien day
+    passed with the amount unpaid)."""
+    from ..permits.models import Party, Permit
+    from .notices_pdf import lien_certificate_pdf
+    on = on or clock.today()
+    today = statement(record, on)
+    if today["status"] != "lien":
+        raise Conflict("The costs have not become a lien: " + {
+            "not_noticed": "no notice of costs has been sent.", "protest_pending": "a protest awaits decision.",
+            "paid": "they are paid.", "void": "they were voided.",
+            "due": "the owner's protest period or the 30 days after a decision have not ended."}[today["status"]],
+            error="no_lien")
+    permit = db.session.get(Permit, record.permit_id)
+    owners = list(db.session.scalars(select(Party).where(Party.permit_id == record.permit_id, Party.role == "owner")
+                                     .order_by(Party.created_at)))
+    return lien_certificate_pdf(record, permit, record.order, owners, today, on)

@@ -14,6 +14,7 @@ from ..bonds.services import bond_phases_awaiting_release
 from ..completion.reports import final_reports_due
 from ..extensions import db
 from ..inspections.models import Finding
+from ..program.services import overdue_inspections
 from ..permits.models import Permit
 from .. import clock
 from . import rules
@@ -58,18 +59,23 @@ def _cost_windows(before: date, today: date) -> Iterable[dict[str, Any]]:
     items = []
     query = select(CostRecovery).where(CostRecovery.decision.is_(None), CostRecovery.court_decision_on.is_(None))
     for record in db.session.scalars(query):
-        if record.notice_sent_on is None:
+        if not any(n.sent_on for n in record.recipients):
             due = rules.notice_due_by(record.abatement_completed_on)
             if due < before:
                 items.append(_item(due, "cost_notice_due", record.permit_id, "cost_recovery", record.id,
                                    f"Notify the costs of the abatement completed {record.abatement_completed_on}",
                                    today))
-        elif record.notice_received_on and record.protest_filed_on is None:
-            ends = rules.protest_window_ends(record.notice_received_on)
+            continue
+        # R-O3: each recipient's window runs from their own receipt.
+        for notice in record.recipients:
+            if not notice.received_on or notice.protest_filed_on is not None:
+                continue
+            ends = rules.protest_window_ends(notice.received_on)
             # A window that has ended is no longer anyone's deadline: the costs are then a lien if unpaid.
             if today <= ends < before:
                 items.append(_item(ends, "protest_window_ends", record.permit_id, "cost_recovery", record.id,
-                                   f"Protest window on the costs notified {record.notice_sent_on} ends", today))
+                                   f"Protest window of {notice.name} ({notice.role}) on the costs notified "
+                                   f"{notice.sent_on} ends", today))
     return items
 
 
@@ -97,7 +103,44 @@ def _bond_phases(before: date, today: date) -> Iterable[dict[str, Any]]:
     return items
 
 
-SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases)
+def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
+    """R-A6: approvals resting on a B5/B6 exemption (no ALDR/LDP number) whose order of conditions or
+    Planning Board decision expires, listed from the day after its last valid day: from then on the
+    project needs a review again. One that would fall back to not covered is not listed once lapsed."""
+    from ..permits.models import PermitExemption
+    from ..permits.rules import DOCUMENT_EXEMPTIONS, approval_lapsed
+    from ..permits.services import refresh_determination
+    query = select(Permit).where(Permit.status.in_(("approved", "active", "work_complete")), Permit.number.is_(None))
+    items = []
+    for permit in db.session.scalars(query):
+        days = [e.expires_on for e in db.session.scalars(select(PermitExemption).where(
+            PermitExemption.permit_id == permit.id, PermitExemption.status == "accepted",
+            PermitExemption.kind.in_(DOCUMENT_EXEMPTIONS))) if e.expires_on]
+        if not days:
+            continue
+        lapse = max(days) + timedelta(days=1)
+        if lapse >= before:
+            continue
+        if lapse <= today:
+            refresh_determination(permit)
+            if not approval_lapsed(permit.status, permit.review_level, permit.number):
+                continue
+        items.append(_item(lapse, "approval_lapsed", permit.id, "permit", permit.id,
+                           f"{permit.site_address}: the exemption under the approval lapses; the project needs "
+                           "a review again before work continues (R-A6)", today))
+    return items
+
+
+def _overdue_inspections(before: date, today: date) -> Iterable[dict[str, Any]]:
+    # Only overdue ones: what is merely due is the inspectors' list (GET /inspections/due), not a deadline
+    # a supervisor has to chase.
+    return [_item(row["due_on"], "inspection_overdue", row["permit_id"], row["record_type"], row["record_id"],
+                  f"{row['kind'].replace('_', '-')} inspection: {_clip(row['reason'])}", today, overdue=True)
+            for row in overdue_inspections(before, today)]
+
+
+SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases, _overdue_inspections,
+           _lapsed_approvals)
 
 
 def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:

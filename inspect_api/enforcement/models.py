@@ -12,7 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 from ..seed import seeder
-from .rules import COST_CATEGORIES, PROTEST_DECISIONS, PROVISION_KINDS, SERVICE_METHODS, STORED_ORDER_STATUSES
+from .rules import COST_CATEGORIES, NOTICE_ROLES, PROTEST_DECISIONS, PROVISION_KINDS, SERVICE_METHODS, STORED_ORDER_STATUSES
 
 Money = sa.Numeric(14, 2)
 
@@ -36,6 +36,12 @@ class Order(RecordMixin, db.Model):
     issued_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
     deadline: Mapped[date] = mapped_column(sa.Date, nullable=False, index=True)
     issued_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    # R-O1b: the issuing officer's title as printed in the signature block ("Stormwater Agent" ...).
+    issuer_title: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    # R-O1b: the provisions or permit conditions violated: [{provision_kind, condition_id?, provision?}].
+    violated: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    # R-O0, §B(3): the parties the order is addressed to (the violator and the owner).
+    recipient_party_ids: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     service_method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
     served_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     served_to: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
@@ -82,12 +88,6 @@ class CostRecovery(RecordMixin, db.Model):
                                           index=True)
     description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     abatement_completed_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
-    notice_sent_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
-    notice_method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
-    notice_received_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
-    protest_filed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
-    protest_text: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
-    protest_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     decision: Mapped[str | None] = mapped_column(sa.String(10), nullable=True)
     decided_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
     decided_amount: Mapped[Decimal | None] = mapped_column(Money, nullable=True)
@@ -101,11 +101,37 @@ class CostRecovery(RecordMixin, db.Model):
     items: Mapped[list["CostItem"]] = relationship(order_by="CostItem.position", cascade="all, delete-orphan")
     payments: Mapped[list["CostPayment"]] = relationship(
         order_by=lambda: (CostPayment.paid_on, CostPayment.created_at), cascade="all, delete-orphan")
+    recipients: Mapped[list["CostNotice"]] = relationship(
+        order_by=lambda: (CostNotice.position, CostNotice.id), cascade="all, delete-orphan")
 
     __table_args__ = (
         sa.CheckConstraint(sa.or_(sa.column("decision").is_(None), sa.column("decision").in_(PROTEST_DECISIONS)),
                            name="decision"),
     )
+
+
+class CostNotice(db.Model):
+    """The notice of costs to one recipient, the violator or the owner (R-O3: "the violator and the
+    property owner" are each notified), with its own receipt and so its own 30-day protest window."""
+
+    __tablename__ = "cost_notices"
+    __table_args__ = (_in("role", NOTICE_ROLES, "role"),
+                      sa.UniqueConstraint("cost_recovery_id", "role", "name", name="uq_cost_notices_recipient"))
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    cost_recovery_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("cost_recoveries.id"), nullable=False,
+                                                  index=True)
+    position: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
+    party_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("parties.id"), nullable=True)
+    role: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    mailing_address: Mapped[str | None] = mapped_column(sa.String(500), nullable=True)
+    method: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
+    sent_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    received_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    protest_filed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
+    protest_text: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    protest_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
 
 class CostItem(db.Model):

@@ -1,94 +1,117 @@
-"""An enforcement order as a PDF to serve on the owner or violator (R-O1).
+"""An enforcement order as a PDF to serve on the violator and the owner (R-O1, R-O1b).
 
-`invariant=1` keeps reportlab from stamping the rendering time and a random document id into the
-file, so one order at one version always renders to the same bytes.
+What a served order states (R-O1b): who issued it (name, title, signature block), the violator and the
+owner, the provision or permit condition violated, each required action with its deadline (§B(1)-(2)),
+that the Town may do the work at their cost with the cost notice, protest, lien and interest that
+follow (§B(2)-(3)), the penalties (§C: $300 per offence, each day and each condition a separate
+offence; §D: non-criminal disposition under MGL c.40 §21D; §A: injunctive relief), and §E: the order
+is final and further relief is to a court of competent jurisdiction. Laid out by inspect_api.pdf.
 """
 from __future__ import annotations
 
-import io
-from datetime import date
 from typing import Any
-from xml.sax.saxutils import escape
 
-from reportlab.lib.pagesizes import LETTER
-from reportlab.lib.styles import getSampleStyleSheet
-from reportlab.lib.units import inch
-from reportlab.platypus import ListFlowable, ListItem, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-
-from .. import clock
+from .. import clock, pdf
 from . import rules
 
-TOWN = "Town of Fairhaven, Massachusetts"
-AUTHORITY = "Stormwater Authority"
-BYLAW = "Stormwater Management Bylaw, Chapter 194, Part 3"
 KIND_TITLES = {
-    "cease_and_desist": "§B(1)(a) Cease and desist from land-disturbing activity",
+    "cease_and_desist": "§B(1)(a) Cease and desist from land-disturbing activity until there is compliance",
     "controls": "§B(1)(b) Maintain, install or perform additional erosion and sedimentation controls",
     "monitoring": "§B(1)(c) Monitoring, analyses and reporting",
     "remediation": "§B(1)(d) Remediation of erosion and sedimentation",
 }
 SERVICE_TITLES = {"hand": "by hand", "certified_mail": "by certified mail", "first_class_mail": "by first-class mail",
                   "posted_on_site": "by posting on the site", "email": "by e-mail"}
+PROVISION_TITLES = {"permit_condition": "Condition of the approval or permit", "bylaw": "Bylaw",
+                    "esc_plan": "Erosion and sedimentation control plan", "om_plan": "Operation and maintenance plan"}
+ROLE_TITLES = {"violator": "Violator", "owner": "Property owner", "applicant": "Applicant", "contractor": "Contractor"}
+
+CONSEQUENCE = (
+    "If the requirements are not met by the deadline, the Town of Fairhaven may perform the work itself, "
+    "at the expense of the violator and the property owner (§B(2)). Within 30 days after the work is "
+    "completed, the violator and the property owner will each be notified of the costs incurred by the Town, "
+    "including administrative costs; each may file a written protest with the Stormwater Authority within "
+    "30 days of their own receipt of that notice (§B(3)). Costs not paid by the end of the protest period, "
+    "or within 30 days following a decision of the Stormwater Authority affirming or reducing them, or within "
+    "30 days following a final decision of a court, become a special assessment and a lien on the owner's "
+    "property, and bear interest at the rate of MGL c.59 §57 after the 30th day at which they first become due.")
+PENALTIES = (
+    "Penalties: any person who violates the bylaw, a regulation, or an order or permit issued under it is "
+    "subject to a fine of not more than $300 for each offence; each day or part of a day on which a violation "
+    "continues, and each condition violated, is a separate offence (§C). The bylaw may instead be enforced by "
+    "non-criminal disposition under MGL c.40 §21D (§D), and the Town may seek injunctive relief in a court of "
+    "competent jurisdiction to restrain the violation and to compel compliance (§A).")
+FINALITY = ("This order is final (§E). Further relief from it is to a court of competent jurisdiction; the "
+            "Stormwater Authority offers no further appeal.")
 
 
-def _long_date(day: date | None) -> str:
-    return f"{day:%B} {day.day}, {day.year}" if day else "-"
+def _party_line(party: Any) -> str:
+    bits = [party.name, party.mailing_address, party.email]
+    return ", ".join(b for b in bits if b)
 
 
-def _p(text: str, style) -> Paragraph:
-    return Paragraph(escape(text), style)
+def _violated_lines(order: Any, conditions: dict[str, Any]) -> list[str]:
+    lines = []
+    for item in order.violated or []:
+        title = PROVISION_TITLES.get(item.get("provision_kind"), item.get("provision_kind") or "Provision")
+        if item.get("provision_kind") == "permit_condition":
+            condition = conditions.get(item.get("condition_id"))
+            text = f"condition {condition.number}: {condition.text}" if condition else "a condition of the permit"
+        else:
+            text = item.get("provision") or ""
+        lines.append(f"{title}, {text}".rstrip(", "))
+    return lines
 
 
-def order_pdf(order: Any, permit: Any, findings: list[Any]) -> bytes:
-    styles = getSampleStyleSheet()
-    body, small = styles["BodyText"], styles["Italic"]
-    buffer = io.BytesIO()
-    doc = SimpleDocTemplate(buffer, pagesize=LETTER, invariant=1, title=f"Enforcement Order {order.number}",
-                            author=f"{TOWN} {AUTHORITY}", leftMargin=inch, rightMargin=inch,
-                            topMargin=0.8 * inch, bottomMargin=0.8 * inch)
+def order_pdf(order: Any, permit: Any, findings: list[Any], recipients: list[Any] | None = None,
+              conditions: dict[str, Any] | None = None, owners: list[Any] | None = None,
+              issuer: Any = None) -> bytes:
+    s = pdf.styles()
+    width = pdf.text_width()
+    recipients = recipients or []
     status = rules.order_status(order.status, order.deadline, clock.today())
+    record_label = "Enforcement case" if getattr(permit, "status", None) == "unpermitted" else "Approval or permit"
+    facts = [(record_label, getattr(permit, "number", None) or "(not yet numbered)"),
+             ("Site", getattr(permit, "site_address", None)), ("Parcel", getattr(permit, "parcel_id", None)),
+             ("Issued", pdf.long_date(order.issued_on)), ("Deadline", pdf.long_date(order.deadline)),
+             ("Status", status.replace("_", " "))]
+    addressed = [(ROLE_TITLES.get(p.role, p.role), _party_line(p)) for p in recipients]
+    if not any(p.role == "owner" for p in recipients):
+        addressed += [(ROLE_TITLES["owner"], _party_line(p)) for p in owners or []]
+    if not addressed:
+        addressed = [(ROLE_TITLES["owner"], getattr(permit, "owner_name", None))]
     story: list[Any] = [
-        _p(TOWN.upper(), styles["Title"]), _p(AUTHORITY, styles["Heading3"]),
-        _p(f"Enforcement Order {order.number}", styles["Heading1"]),
-        _facts_table(order, permit, status, body),
-        Spacer(1, 10),
-        _p("This order is issued under the Enforcement section of the " + BYLAW + ". You are ordered to:", body),
-        ListFlowable([ListItem(_p(KIND_TITLES[k], body)) for k in order.kinds], bulletType="bullet"),
-        _p("Requirements", styles["Heading2"]),
-        ListFlowable([ListItem(_p(r["text"], body)) for r in order.requirements], bulletType="1"),
-        _p(f"Deadline: all requirements must be met by {_long_date(order.deadline)}.", styles["Heading3"]),
+        pdf.p(pdf.TOWN.upper(), s.subtitle), pdf.p(pdf.AUTHORITY, s.subtitle), pdf.spacer(6),
+        pdf.p(f"Enforcement Order {order.number}", s.title),
+        pdf.pairs(facts, s, width), pdf.spacer(6),
+        pdf.p("To", s.heading), pdf.pairs(addressed, s, width),
+        pdf.p(f"This order is issued under the Enforcement section, §B(1), of the {pdf.BYLAW}.", s.body),
     ]
+    violated = _violated_lines(order, conditions or {})
+    story += [pdf.p("Provisions violated", s.heading),
+              pdf.bullets(violated, s.body) if violated else pdf.p("As set out in the findings below.", s.body)]
     if findings:
-        story.append(_p("Findings on which this order rests", styles["Heading2"]))
-        story.append(ListFlowable([ListItem(_p(f"{_long_date(f.observed_on)}: {f.description}", body))
-                                   for f in findings], bulletType="bullet"))
-    story += [
-        Spacer(1, 8),
-        _p("If the deadline passes unmet, the Town may perform the work itself at the expense of the violator "
-           "and the property owner (§B(2)). The costs, including administrative costs, will be notified within "
-           "30 days after the work is completed; a written protest may be filed with the Stormwater Authority "
-           "within 30 days of receipt of that notice. Unpaid costs become a special assessment and a lien on the "
-           "property, with interest at the rate of MGL c.59 §57 (§B(3)).", body),
-        Spacer(1, 8),
-        _p(_service_line(order), small),
-    ]
-    doc.build(story)
-    return buffer.getvalue()
+        story += [pdf.p("Findings on which this order rests", s.heading),
+                  pdf.bullets([f"{pdf.long_date(f.observed_on)}: {f.description}" for f in findings], s.body)]
+    story += [pdf.p("You are ordered to", s.heading), pdf.bullets([KIND_TITLES[k] for k in order.kinds], s.body),
+              pdf.p("Required actions and deadline", s.heading),
+              pdf.table(["#", "Required action", "Deadline"],
+                        [(str(i), r["text"], pdf.long_date(order.deadline))
+                         for i, r in enumerate(order.requirements, start=1)],
+                        [0.35 * pdf.inch, width - 1.85 * pdf.inch, 1.5 * pdf.inch], s, "-"),
+              pdf.spacer(4),
+              pdf.p(f"Every requirement must be met by {pdf.long_date(order.deadline)} (§B(2)).", s.subheading),
+              pdf.p("If the order is not obeyed", s.heading), pdf.p(CONSEQUENCE, s.body), pdf.spacer(4),
+              pdf.p(PENALTIES, s.body), pdf.spacer(4), pdf.p(FINALITY, s.warning), pdf.spacer(6),
+              pdf.p(_service_line(order), s.small),
+              pdf.signature_block(getattr(issuer, "name", None), _issuer_title(order), s, width)]
+    return pdf.render(story, title=f"Enforcement Order {order.number}", subject="Enforcement order",
+                      footer=f"{pdf.TOWN} {pdf.AUTHORITY} \u00b7 Order {order.number} \u00b7 version {order.version}")
 
 
-def _facts_table(order: Any, permit: Any, status: str, style) -> Table:
-    rows = [
-        ("Permit", getattr(permit, "number", None) or "(not yet numbered)"),
-        ("Site", getattr(permit, "site_address", "-")),
-        ("Owner", getattr(permit, "owner_name", "-")),
-        ("Issued", _long_date(order.issued_on)),
-        ("Deadline", _long_date(order.deadline)),
-        ("Status", status.replace("_", " ")),
-    ]
-    table = Table([[_p(label + ":", style), _p(str(value), style)] for label, value in rows],
-                  colWidths=[1.3 * inch, 5.2 * inch])
-    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (0, -1), "Helvetica-Bold")]))
-    return table
+def _issuer_title(order: Any) -> str:
+    title = order.issuer_title or pdf.AUTHORITY
+    return title if pdf.AUTHORITY in title else f"{title}, {pdf.TOWN} {pdf.AUTHORITY}"
 
 
 def _service_line(order: Any) -> str:
@@ -99,5 +122,5 @@ def _service_line(order: Any) -> str:
         line += f" on {order.served_to}"
     if order.served_at:
         local = order.served_at.astimezone(clock.town_zone())
-        line += f", {_long_date(local.date())} at {local:%H:%M} (Fairhaven time)"
+        line += f", {pdf.long_date(local.date())} at {local:%H:%M} (Fairhaven time)"
     return line + "."

@@ -210,6 +210,19 @@ def get_citation(user, record_id: str) -> Citation:
     return record
 
 
+def citation_document(record: Citation) -> bytes:
+    """R-P2: the citation as a ticket to hand the violator."""
+    from flask import current_app
+    from ..auth.models import User
+    from ..permits.models import Permit
+    from .notices_pdf import citation_pdf
+    permit = db.session.get(Permit, record.permit_id)
+    violation = db.session.get(Violation, record.violation_id)
+    issuer = db.session.get(User, record.created_by) if record.created_by else None
+    return citation_pdf(record, permit, violation, issuer, current_app.config["CITATION_PAY_TO"],
+                        current_app.config["CITATION_COURT"])
+
+
 def dump_citation(record: Citation) -> dict[str, Any]:
     return CitationSchema().dump(record)
 

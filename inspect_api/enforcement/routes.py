@@ -32,13 +32,14 @@ class Orders(MethodView):
         orders, total = services.list_orders(current_user, args)
         return orders, 200, paging.total_header(total)
 
-    @roles_required("supervisor")
+    @roles_required("supervisor", "inspector")
     @blp.arguments(OrderCreateSchema)
     @blp.response(201, OrderSchema)
     @blp.alt_response(200, schema=OrderSchema, description="The same id and data again: the existing order")
     @blp.alt_response(409, description="`conflict`: the id belongs to other data")
     def post(self, body):
-        """Issue an order with a number, requirements, the findings it rests on and a deadline (supervisor)"""
+        """Issue an order with a number, requirements, the findings it rests on and a deadline (supervisor;
+        an inspector assigned to the site where the Town allows its agents to: ORDERS_BY_AGENTS)"""
         order, created = services.create_order(current_user, body)
         return order, 201 if created else 200
 

@@ -1,6 +1,7 @@
 """Town-performed abatement and cost recovery (R-O2, R-O3). Money is a two-decimal string."""
 from __future__ import annotations
 
+from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -95,3 +96,15 @@ def cost_statement(args, record_id):
     """Statement of the amount due on a day: principal, payments, 14% interest after day 30, lien date"""
     record = costs.get_cost_recovery(current_user, record_id)
     return costs.statement(record, args.get("on"))
+
+
+@blp.route("/cost-recoveries/<record_id>/lien-certificate.pdf")
+@roles_required("supervisor")
+@blp.doc(responses={"200": {"description": "The lien certificate (PDF)",
+                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})
+@blp.alt_response(409, description="`no_lien`: the costs have not become a lien (yet)")
+def lien_certificate(record_id):
+    """The notice of special assessment to the Collector, once unpaid costs became a lien (supervisor, R-O3)"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return Response(costs.lien_certificate(record), mimetype="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="lien-{record.id}.pdf"', "X-Content-Type-Options": "nosniff"})

@@ -1,6 +1,7 @@
 """Violations, penalty exposure (R-P1), citations and the town's fine schedule (R-P2)."""
 from __future__ import annotations
 
+from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -115,3 +116,14 @@ class CitationItem(MethodView):
         """Record delivery (starting the 21 days), notes or a court case note (supervisor)"""
         record = penalties.get_citation(current_user, citation_id)
         return penalties.update_citation(current_user, record, body, expected_version(body))
+
+
+@blp.route("/citations/<citation_id>.pdf")
+@login_required
+@blp.doc(responses={"200": {"description": "The citation as a ticket (PDF)",
+                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})
+def citation_document(citation_id):
+    """The §21D citation as a ticket: offence, date, location, fine, how to pay or contest within 21 days"""
+    record = penalties.get_citation(current_user, citation_id)
+    return Response(penalties.citation_document(record), mimetype="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="{record.number}.pdf"', "X-Content-Type-Options": "nosniff"})

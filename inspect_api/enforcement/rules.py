@@ -59,12 +59,18 @@ def deadline_problem(issued_on: date, deadline: date) -> str | None:
 # --- Cost recovery (R-O3) ------------------------------------------------------------------------
 COST_CATEGORIES = ("labor", "equipment", "materials", "contractor", "administrative")
 PROTEST_DECISIONS = ("affirm", "reduce", "void")
+NOTICE_ROLES = ("owner", "violator")  # R-O3: "the violator and the property owner"
 NOTICE_DAYS = 30              # notice of costs within 30 days after the abatement is completed
 PROTEST_DAYS = 30             # written protest within 30 days of receipt of the notice
 LIEN_AFTER_DECISION_DAYS = 30  # lien 30 days after an SA decision affirming or reducing the costs
-LIEN_AFTER_COURT_DAYS = 0      # "or after a final court decision": from the decision itself
+# R-O3 (corrected): "within 30 days following a decision of the Stormwater Authority ..., or from a
+# final decision of a court": the 30 days govern both branches.
+LIEN_AFTER_COURT_DAYS = 30
 INTEREST_GRACE_DAYS = 30      # interest "after the 30th day at which they first become due"
-INTEREST_RATE = Decimal("0.14")  # MGL c.59 §57: 14% a year
+# MGL c.59 §57: 14% a year. The rates in force are configuration (COST_INTEREST_RATES, R-O3); this is
+# the schedule a rule uses when it is given none.
+INTEREST_RATE = Decimal("0.14")
+DEFAULT_RATES: tuple[tuple[date, Decimal], ...] = ((date(1900, 1, 1), INTEREST_RATE),)
 DAY_COUNT_BASIS = 365         # actual/365 fixed: every calendar day is 1/365 of a year, Feb 29 included
 
 
@@ -122,9 +128,11 @@ def amount_due(costs_total: Decimal, decision: str | None, decided_amount: Decim
 def lien_on(received_on: date | None, protest_filed_on: date | None, decision: str | None,
             decided_on: date | None, court_decision_on: date | None) -> date | None:
     """R-O3: the day at whose end costs still unpaid become a special assessment and a lien on the
-    owner's property: the last day of the protest window when no protest was filed; the 30th day
-    after an SA decision affirming or reducing the costs; or the day of a final court decision.
-    None while none of these applies (no receipt yet, a protest pending, costs voided)."""
+    owner's property: the last day of the owner's protest window when no protest was filed; the 30th
+    day after an SA decision affirming or reducing the costs; or the 30th day after a final court
+    decision ("within 30 days following a decision of the Stormwater Authority ..., or from a final
+    decision of a court": the 30 days govern both). None while none of these applies (no receipt
+    yet, a protest pending, costs voided). `received_on` is the owner's receipt."""
     if court_decision_on is not None:
         return court_decision_on + timedelta(days=LIEN_AFTER_COURT_DAYS)
     if decision == "void":
@@ -138,29 +146,75 @@ def lien_on(received_on: date | None, protest_filed_on: date | None, decision: s
     return None
 
 
+def parse_rates(text: str) -> tuple[tuple[date, Decimal], ...]:
+    """R-O3: "YYYY-MM-DD=rate,..." (the day each rate takes effect) as a sorted schedule. A rate is a
+    fraction a year (0.14 for 14 %), from 0 to 1."""
+    schedule: dict[date, Decimal] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        try:
+            day_text, rate_text = part.split("=")
+            day, rate = date.fromisoformat(day_text.strip()), Decimal(rate_text.strip())
+        except (ValueError, ArithmeticError):
+            raise ValueError(f"Not an interest rate entry (YYYY-MM-DD=rate): {part.strip()!r}") from None
+        if not Decimal(0) <= rate <= Decimal(1):
+            raise ValueError(f"An interest rate is a fraction of a year from 0 to 1, not {rate}.")
+        if day in schedule:
+            raise ValueError(f"Two interest rates take effect on {day.isoformat()}.")
+        schedule[day] = rate
+    if not schedule:
+        raise ValueError("At least one interest rate is needed.")
+    return tuple(sorted(schedule.items()))
+
+
+def rate_on(rates: Sequence[tuple[date, Decimal]], day: date) -> Decimal:
+    """The rate in force on `day`: the last one taking effect on or before it (none before the first)."""
+    current = Decimal(0)
+    for effective, rate in rates:
+        if effective > day:
+            break
+        current = rate
+    return current
+
+
 def accrued_interest(principal: Decimal, payments: Iterable[tuple[date, Decimal]], start: date,
-                     on: date) -> Decimal:
-    """Simple interest at 14% a year on the unpaid principal, day by day from `start` through `on`
-    inclusive: Σ balance(d) × 0.14 / 365. A payment lowers the balance from its own date on (a
-    payment on day d stops that day's interest on the amount paid). Exact Decimal arithmetic,
-    rounded to cents ROUND_HALF_UP once at the end; interest is never compounded."""
+                     on: date, rates: Sequence[tuple[date, Decimal]] = DEFAULT_RATES) -> Decimal:
+    """Simple interest on the unpaid principal, day by day from `start` through `on` inclusive:
+    Σ balance(d) × rate(d) / 365, with rate(d) the MGL c.59 §57 rate in force on day d. A payment
+    lowers the balance from its own date on (a payment on day d stops that day's interest on the
+    amount paid). Exact Decimal arithmetic, rounded to cents ROUND_HALF_UP once at the end; interest is
+    never compounded."""
     if on < start:
         return ZERO
     dated = sorted((d, Decimal(a)) for d, a in payments if d <= on)
     balance = Decimal(principal) - sum((a for d, a in dated if d < start), Decimal(0))
-    weighted = Decimal(0)  # Σ balance × days, in dollar-days
-    cursor = start
+    changes: dict[date, Decimal] = {}
     for paid_on, paid in dated:
-        if paid_on < start:
-            continue
-        weighted += max(balance, Decimal(0)) * (paid_on - cursor).days
-        balance -= paid
-        cursor = paid_on
-    weighted += max(balance, Decimal(0)) * ((on - cursor).days + 1)
+        if paid_on >= start:
+            changes[paid_on] = changes.get(paid_on, Decimal(0)) + paid
+    # Segments of constant balance and rate: cut at each payment and each rate change.
+    cuts = sorted({start, *changes, *(d for d, _ in rates if start < d <= on)})
+    weighted = Decimal(0)  # Σ balance × rate × days
+    for i, begin in enumerate(cuts):
+        balance -= changes.get(begin, Decimal(0))
+        end = cuts[i + 1] if i + 1 < len(cuts) else on + timedelta(days=1)
+        weighted += max(balance, Decimal(0)) * rate_on(rates, begin) * (end - begin).days
     with localcontext() as ctx:
         ctx.prec = 60  # 1/365 does not terminate; 60 digits leave the cent rounding exact
-        interest = weighted * INTEREST_RATE / DAY_COUNT_BASIS
+        interest = weighted / DAY_COUNT_BASIS
     return interest.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class NoticeFacts:
+    """One recipient's notice of costs (R-O3): each is notified, and each protest window runs from
+    that recipient's own receipt."""
+
+    role: str                      # owner | violator
+    sent_on: date | None
+    received_on: date | None
+    protest_filed_on: date | None = None
 
 
 @dataclass(frozen=True)
@@ -168,15 +222,35 @@ class CostFacts:
     """What the statement of R-O3 is computed from (all dates of one cost recovery record)."""
 
     costs_total: Decimal
-    notice_sent_on: date | None
-    notice_received_on: date | None
-    protest_filed_on: date | None
+    notices: tuple[NoticeFacts, ...]
     decision: str | None
     decided_on: date | None
     decided_amount: Decimal | None
     court_decision_on: date | None
     court_amount: Decimal | None
     payments: tuple[tuple[date, Decimal], ...]
+    rates: tuple[tuple[date, Decimal], ...] = DEFAULT_RATES
+
+
+def owner_received_on(notices: Sequence[NoticeFacts]) -> date | None:
+    """The lien follows the owner's notice (R-O3: a lien "on the owner's property"): the day the
+    last owner notified received it; None until every owner notice is received."""
+    owners = [n for n in notices if n.role == "owner"]
+    if not owners or any(n.received_on is None for n in owners):
+        return None
+    return max(n.received_on for n in owners)
+
+
+def first_received_on(notices: Sequence[NoticeFacts]) -> date | None:
+    days = [n.received_on for n in notices if n.received_on is not None]
+    return min(days) if days else None
+
+
+def first_protest_on(notices: Sequence[NoticeFacts]) -> date | None:
+    """Any recipient's timely protest puts the amount in question until the SA decides (decision in
+    the README): the lien waits for the decision."""
+    days = [n.protest_filed_on for n in notices if n.protest_filed_on is not None]
+    return min(days) if days else None
 
 
 @dataclass(frozen=True)
@@ -205,34 +279,38 @@ def cost_statement(facts: CostFacts, on: date) -> Statement:
     decided_on = _by(facts.decided_on, on)
     decision = facts.decision if decided_on else None
     court_on = _by(facts.court_decision_on, on)
-    received_on = _by(facts.notice_received_on, on)
-    protest_on = _by(facts.protest_filed_on, on)
+    notices = tuple(NoticeFacts(n.role, _by(n.sent_on, on), _by(n.received_on, on), _by(n.protest_filed_on, on))
+                    for n in facts.notices)
+    protest_on = first_protest_on(notices)
     principal = amount_due(facts.costs_total, decision, facts.decided_amount if decision else None,
                            facts.court_amount if court_on else None)
     payments = tuple((d, a) for d, a in facts.payments if d <= on)
     paid = sum((a for _, a in payments), ZERO)
-    due_on = costs_due_on(received_on) if principal > 0 else None
+    # The costs first become due when the first recipient receives the notice of them.
+    due_on = costs_due_on(first_received_on(notices)) if principal > 0 else None
     interest_from = interest_starts_on(due_on) if due_on else None
-    interest = accrued_interest(principal, payments, interest_from, on) if interest_from else ZERO
-    lien_day = lien_on(received_on, protest_on, decision, decided_on, court_on) if principal > 0 else None
+    interest = accrued_interest(principal, payments, interest_from, on, facts.rates) if interest_from else ZERO
+    lien_day = lien_on(owner_received_on(notices), protest_on, decision, decided_on, court_on) \
+        if principal > 0 else None
     lien_amount = None
     if lien_day is not None:
         unpaid_then = principal - sum((a for d, a in payments if d <= lien_day), ZERO)
         lien_amount = unpaid_then if unpaid_then > 0 else None
         lien_day = lien_day if lien_amount is not None else None
     total = max(principal + interest - paid, ZERO)
-    status = _statement_status(facts, on, principal, total, protest_on, decision, court_on, lien_day)
+    sent = any(n.sent_on is not None for n in notices)
+    status = _statement_status(sent, on, principal, total, protest_on, decision, court_on, lien_day)
     return Statement(on=on, costs_total=facts.costs_total, principal=principal, payments_total=paid,
                      principal_outstanding=max(principal - paid, ZERO), interest=interest, total_due=total,
                      due_on=due_on, interest_from=interest_from, lien_on=lien_day,
                      lien_amount=lien_amount, status=status)
 
 
-def _statement_status(facts: CostFacts, on: date, principal: Decimal, total: Decimal, protest_on: date | None,
+def _statement_status(sent: bool, on: date, principal: Decimal, total: Decimal, protest_on: date | None,
                       decision: str | None, court_on: date | None, lien_day: date | None) -> str:
     if principal <= 0 and (decision == "void" or court_on is not None):
         return "void"
-    if _by(facts.notice_sent_on, on) is None:
+    if not sent:
         return "not_noticed"
     if total <= 0:
         return "paid"
@@ -322,7 +400,7 @@ def citation_respond_by(delivered_on: date | None) -> date | None:
 
 # --- Deadlines view ------------------------------------------------------------------------------
 DEADLINE_KINDS = ("finding_due", "order_due", "final_report_due", "cost_notice_due", "protest_window_ends",
-                  "bond_phase_release")
+                  "bond_phase_release", "inspection_overdue", "approval_lapsed")
 
 
 def is_overdue(due_on: date, today: date) -> bool:

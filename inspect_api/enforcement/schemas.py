@@ -66,6 +66,23 @@ _kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)), 
                      metadata={"description": "Any of the four kinds of bylaw Enforcement §B(1)(a)-(d)."})
 
 
+class ViolatedProvisionSchema(Schema):
+    provision_kind = fields.String(required=True, validate=validate.OneOf(rules.PROVISION_KINDS))
+    condition_id = fields.String(allow_none=True, validate=validate.Length(max=36),
+                                 metadata={"description": "The permit condition violated (provision_kind "
+                                                          "permit_condition)"})
+    provision = fields.String(allow_none=True, validate=validate.Length(max=300),
+                              metadata={"description": "e.g. \"§194-21(C)\" or the ESC/O&M plan item"})
+
+
+_violated = fields.List(fields.Nested(ViolatedProvisionSchema), validate=validate.Length(max=50), metadata={
+    "description": "R-O1b: the provisions or permit conditions violated"})
+_recipients = fields.List(fields.String(validate=validate.Length(max=36)), validate=validate.Length(max=20), metadata={
+    "description": "R-O0: ids of the parties the order is addressed to; default the violators and the owners"})
+_issuer_title = fields.String(allow_none=True, validate=validate.Length(max=200), metadata={
+    "description": "R-O1b: the issuing officer's title for the signature block (default by role)"})
+
+
 class OrderCreateSchema(Schema):
     id = fields.UUID(metadata={"description": "Client-made UUID; POSTing it again is idempotent."})
     permit_id = fields.UUID(required=True)
@@ -80,6 +97,9 @@ class OrderCreateSchema(Schema):
     referral_note = fields.String(allow_none=True, validate=NOTE)
     court_case_note = fields.String(allow_none=True, validate=NOTE)
     device_created_at = fields.AwareDateTime(allow_none=True)
+    violated = _violated
+    recipient_party_ids = _recipients
+    issuer_title = _issuer_title
 
 
 class OrderUpdateSchema(Schema):
@@ -91,6 +111,9 @@ class OrderUpdateSchema(Schema):
     service = fields.Nested(OrderServiceSchema, allow_none=True)
     referral_note = fields.String(allow_none=True, validate=NOTE)
     court_case_note = fields.String(allow_none=True, validate=NOTE)
+    violated = _violated
+    recipient_party_ids = _recipients
+    issuer_title = _issuer_title
 
 
 class OrderEventSchema(Schema):
@@ -118,6 +141,9 @@ class OrderSchema(RecordFieldsSchema):
     issued_on = fields.Date()
     deadline = fields.Date()
     issued_by = fields.String(allow_none=True)
+    issuer_title = fields.String(allow_none=True)
+    violated = fields.List(fields.Nested(ViolatedProvisionSchema))
+    recipient_party_ids = fields.List(fields.String())
     service = fields.Function(_service, metadata={"type": "object", "nullable": True})
     status = fields.Function(lambda o: rules.order_status(o.status, o.deadline, clock.today()),
                              metadata={"type": "string", "enum": list(rules.ORDER_STATUSES),
@@ -188,16 +214,44 @@ class CostRecoveryUpdateSchema(Schema):
     description = fields.String(allow_none=True, validate=NOTE)
     abatement_completed_on = fields.Date()
     items = fields.List(fields.Nested(CostItemSchema), validate=validate.Length(min=1, max=200))
-    notice_sent_on = fields.Date(allow_none=True)
-    notice_method = fields.String(allow_none=True, validate=validate.OneOf(rules.SERVICE_METHODS))
-    notice_received_on = fields.Date(allow_none=True)
+    recipients = fields.List(fields.Nested(lambda: CostNoticeInSchema()), validate=validate.Length(max=20), metadata={
+        "description": "R-O3: the notice of costs to each recipient (the violator and the owner). The whole "
+                       "list: an entry with an `id` updates that recipient (a protest stays with it)."})
     court_decision_on = fields.Date(allow_none=True, metadata={"description": "A final court decision (R-O3)."})
     court_amount = Money(allow_none=True, metadata={"description": "The amount the court decided, if any."})
     court_case_note = fields.String(allow_none=True, validate=NOTE)
 
 
+class CostNoticeInSchema(Schema):
+    id = fields.String(validate=validate.Length(max=36), metadata={"description": "An existing recipient's id"})
+    party_id = fields.String(allow_none=True, validate=validate.Length(max=36),
+                             metadata={"description": "The party notified; fills in name, address and role"})
+    role = fields.String(validate=validate.OneOf(rules.NOTICE_ROLES))
+    name = fields.String(validate=validate.Length(min=1, max=200))
+    mailing_address = fields.String(allow_none=True, validate=validate.Length(max=500))
+    method = fields.String(allow_none=True, validate=validate.OneOf(rules.SERVICE_METHODS))
+    sent_on = fields.Date(allow_none=True)
+    received_on = fields.Date(allow_none=True)
+
+
+class CostRecipientSchema(Schema):
+    id = fields.String()
+    party_id = fields.String(allow_none=True)
+    role = fields.String()
+    name = fields.String()
+    mailing_address = fields.String(allow_none=True)
+    method = fields.String(allow_none=True)
+    sent_on = fields.Date(allow_none=True)
+    received_on = fields.Date(allow_none=True)
+    notice_late = fields.Boolean(metadata={"description": "Sent after day 30 from the completed abatement"})
+    protest_window_ends = fields.Date(allow_none=True, metadata={"description": "Received on + 30 days"})
+    protest = fields.Dict(allow_none=True)
+
+
 class CostProtestSchema(Schema):
     text = fields.String(required=True, validate=validate.Length(min=1, max=8000))
+    recipient_id = fields.String(validate=validate.Length(max=36),
+                                 metadata={"description": "Whose protest (needed when several were notified)"})
     filed_on = fields.Date(metadata={"description": "Supervisors recording a paper protest only; otherwise today."})
 
 
@@ -226,12 +280,10 @@ class CostRecoverySchema(RecordFieldsSchema):
     items = fields.List(fields.Nested(CostItemSchema))
     costs_total = Money()
     notice_due_by = fields.Date()
-    notice_sent_on = fields.Date(allow_none=True)
-    notice_method = fields.String(allow_none=True)
-    notice_received_on = fields.Date(allow_none=True)
+    recipients = fields.List(fields.Nested(CostRecipientSchema))
+    notice_sent_on = fields.Date(allow_none=True, metadata={"description": "The first notice sent"})
     notice_late = fields.Boolean()
-    protest_window_ends = fields.Date(allow_none=True)
-    protest = fields.Dict(allow_none=True)
+    protest_window_ends = fields.Date(allow_none=True, metadata={"description": "The owner's (the lien follows it)"})
     decision = fields.Dict(allow_none=True)
     court_decision_on = fields.Date(allow_none=True)
     court_amount = Money(allow_none=True)
@@ -251,7 +303,9 @@ class CostStatementSchema(Schema):
     payments_total = Money()
     principal_outstanding = Money()
     interest = Money()
-    interest_rate = fields.String(metadata={"example": "0.14"})
+    interest_rate = fields.String(metadata={"example": "0.14", "description": "The rate in force on `on`"})
+    interest_rates = fields.List(fields.Dict(), metadata={
+        "description": "MGL c.59 §57 rates with the day each takes effect (configuration COST_INTEREST_RATES)"})
     day_count = fields.String(metadata={"example": "actual/365"})
     due_on = fields.Date(allow_none=True, metadata={"description": "Day the costs first became due (notice received)."})
     interest_from = fields.Date(allow_none=True, metadata={"description": "First day of interest: day 31."})

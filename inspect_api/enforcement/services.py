@@ -1,8 +1,9 @@
 """Order operations (R-O1): load, check, change, flush (never commit).
 
-Only supervisors issue and change orders; applicants read the orders on their own permits and may
-answer them; inspectors read. A cease-and-desist order in force flags its permit so every device
-warns before work is recorded there.
+Supervisors issue and change orders; where the Town allows it (setting ORDERS_BY_AGENTS), inspectors,
+the Authority's agents, may issue orders at the sites they are assigned to. Applicants read the orders
+on their own permits and may answer them; inspectors read. A cease-and-desist order in force flags its
+permit: commencement is refused and disturbance seen on a visit raises a finding (R-O1a).
 """
 from __future__ import annotations
 
@@ -34,6 +35,27 @@ TEXT_FIELDS = ("referral_note", "court_case_note")
 def require_supervisor(user, action: str = "do this") -> None:
     if not getattr(user, "is_supervisor", False):
         raise Forbidden(f"Only supervisors may {action}.")
+
+
+def agents_may_issue() -> bool:
+    from flask import current_app
+    return bool(current_app.config.get("ORDERS_BY_AGENTS"))
+
+
+def require_issuer(user, permit: Permit) -> None:
+    """R-O1 (§B(1) "the Stormwater Authority or its agents"): supervisors issue orders; inspectors
+    only where the Town allows it, and only at sites they are assigned to."""
+    if getattr(user, "is_supervisor", False):
+        return
+    if user.role == "inspector" and agents_may_issue():
+        from ..permits.access import check_field_work
+        check_field_work(user, permit)
+        return
+    raise Forbidden("Only supervisors may issue orders." if not agents_may_issue()
+                    else "Only supervisors and inspectors assigned to the site may issue orders.")
+
+
+DEFAULT_TITLES = {"supervisor": "Stormwater Authority", "inspector": "Agent of the Stormwater Authority"}
 
 
 def visible_orders(user) -> Select:
@@ -85,6 +107,16 @@ def _check_content(permit: Permit, values: dict[str, Any]) -> None:
     missing = missing_findings(permit.id, values["finding_ids"])
     if missing:
         errors["finding_ids"] = [f"No finding {fid} on this permit." for fid in missing]
+    party_ids = {p.id for p in permit.parties}
+    stray = [pid for pid in values.get("recipient_party_ids") or [] if pid not in party_ids]
+    if stray:
+        errors["recipient_party_ids"] = [f"No party {pid} on this permit or case." for pid in stray]
+    condition_ids = {c.id for c in permit.conditions}
+    for i, item in enumerate(values.get("violated") or []):
+        if item["provision_kind"] == "permit_condition" and item.get("condition_id") not in condition_ids:
+            errors[f"violated.{i}.condition_id"] = ["Name a condition of this permit."]
+        elif item["provision_kind"] != "permit_condition" and not item.get("provision"):
+            errors[f"violated.{i}.provision"] = ["Name the provision violated."]
     if errors:
         raise ValidationFailed(errors=errors)
 
@@ -111,9 +143,13 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
         values["requirements"] = _requirements(data)
     if "finding_ids" in data:
         values["finding_ids"] = [str(f) for f in data["finding_ids"]]
-    for key in ("issued_on", "deadline", *TEXT_FIELDS):
+    for key in ("issued_on", "deadline", "issuer_title", *TEXT_FIELDS):
         if key in data:
             values[key] = data[key]
+    if "violated" in data:
+        values["violated"] = [{k: v for k, v in item.items() if v is not None} for item in data["violated"]]
+    if "recipient_party_ids" in data:
+        values["recipient_party_ids"] = [str(p) for p in data["recipient_party_ids"]]
     if "service" in data:
         values.update(_service_values(data["service"]))
     return values
@@ -122,9 +158,13 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
 # --- create / update -----------------------------------------------------------------------------
 def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
     """Issue an order (R-O1); idempotent on the client id."""
-    require_supervisor(user, "issue orders")
+    if user.role not in ("supervisor", "inspector"):
+        raise Forbidden("Only supervisors may issue orders.")
     permit = get_visible_permit(user, str(data["permit_id"]), for_update=True)
+    require_issuer(user, permit)
     values = _values(data)
+    values.setdefault("issuer_title", DEFAULT_TITLES.get(user.role))
+    values.setdefault("recipient_party_ids", _default_recipients(permit))
     values.setdefault("issued_on", clock.today())
     record_id = str(data["id"]) if data.get("id") else None
     # A resend without issued_on may arrive on a later day: compare it only when the client sent it.
@@ -145,6 +185,11 @@ def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
     return order, True
 
 
+def _default_recipients(permit: Permit) -> list[str]:
+    """§B(3) "the violator and the property owner": an order goes to every violator and owner named."""
+    return [p.id for p in permit.parties if p.role in ("violator", "owner")]
+
+
 def update_order(user, record: Order, data: dict[str, Any], expected_version: int | None) -> Order:
     """Amend an order (deadline extension, service, notes); a closed order is kept as it was."""
     require_supervisor(user, "change orders")
@@ -154,7 +199,8 @@ def update_order(user, record: Order, data: dict[str, Any], expected_version: in
     permit = db.session.get(Permit, record.permit_id, with_for_update=True)
     before = dump_order(record)
     changes = _values(data)
-    current = {k: getattr(record, k) for k in ("kinds", "requirements", "finding_ids", "issued_on", "deadline")}
+    current = {k: getattr(record, k) for k in ("kinds", "requirements", "finding_ids", "issued_on", "deadline",
+                                               "violated", "recipient_party_ids")}
     _check_content(permit, {**current, **changes})
     for key, value in changes.items():
         setattr(record, key, value)
@@ -213,4 +259,12 @@ def order_context(record: Order) -> dict[str, Any]:
     if record.finding_ids:
         findings = list(db.session.scalars(select(Finding).where(Finding.id.in_(record.finding_ids))
                                            .order_by(Finding.observed_on, Finding.id)))
-    return {"permit": permit, "findings": findings}
+    from ..auth.models import User
+    from ..permits.models import Party, PermitCondition
+    parties = {p.id: p for p in db.session.scalars(select(Party).where(Party.permit_id == record.permit_id))}
+    recipients = [parties[pid] for pid in record.recipient_party_ids or [] if pid in parties]
+    conditions = {c.id: c for c in db.session.scalars(
+        select(PermitCondition).where(PermitCondition.permit_id == record.permit_id))}
+    issuer = db.session.get(User, record.issued_by) if record.issued_by else None
+    return {"permit": permit, "findings": findings, "recipients": recipients, "conditions": conditions,
+            "owners": [p for p in parties.values() if p.role == "owner"], "issuer": issuer}

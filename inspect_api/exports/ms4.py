@@ -4,7 +4,8 @@ control measure: site plan reviews, inspections and enforcement actions, for a d
 Each count says what it counts: reviews received are submissions recorded in the permit's status history
 (R-C2), reviews decided are approvals, issues and denials in that history; inspections are counted by the
 day they started; orders by the day issued; citations by the day written; findings by the day observed and
-the day verified fixed (or closed). Both ends of the range are included, in Fairhaven calendar days.
+the day verified fixed (or closed); the inspection program's obligations by the Town day they fell due,
+as due, done on time, done late, or past due and not done. Both ends of the range are included, in Fairhaven calendar days.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..inspections.models import INSPECTION_KINDS, Finding, Inspection
 from ..permits.access import visible_permit_ids
 from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
+from ..program.services import month_counts
 from . import rules
 from .services import live_clause, within_days
 
@@ -76,6 +78,11 @@ def _findings(user, start: date, end: date) -> dict[str, Any]:
     return {"opened": opened, "closed": sum(1 for day in closed_days if start <= day <= end)}
 
 
+def _inspection_program(user, start: date, end: date) -> list[dict[str, Any]]:
+    """Inspections due, done on time and done late per kind and month of the due day (R-I1 program)."""
+    return month_counts(select(Permit).where(Permit.id.in_(visible_permit_ids(user))), start, end)
+
+
 def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
     problem = rules.range_problem(start, end)
     if problem:
@@ -88,4 +95,5 @@ def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
             "inspections": _inspections(user, start, end),
             "enforcement_actions": _enforcement(user, start, end),
             "findings": _findings(user, start, end),
+            "inspection_program": _inspection_program(user, start, end),
             "certificates_of_completion": certificates}

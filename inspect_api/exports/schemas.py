@@ -56,6 +56,15 @@ class FindingCountsSchema(Schema):
     closed = fields.Integer()
 
 
+class InspectionProgramCountSchema(Schema):
+    kind = fields.String()
+    month = fields.String(metadata={"description": "YYYY-MM of the day the inspection fell due (Town time)"})
+    due = fields.Integer()
+    on_time = fields.Integer()
+    late = fields.Integer()
+    not_done = fields.Integer(metadata={"description": "Past due and not done"})
+
+
 class Ms4ReportSchema(Schema):
     start = fields.Date(data_key="from")
     end = fields.Date(data_key="to")
@@ -65,3 +74,4 @@ class Ms4ReportSchema(Schema):
     enforcement_actions = fields.Nested(EnforcementCountsSchema)
     findings = fields.Nested(FindingCountsSchema)
     certificates_of_completion = fields.Integer()
+    inspection_program = fields.List(fields.Nested(InspectionProgramCountSchema))

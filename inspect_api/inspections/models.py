@@ -15,7 +15,8 @@ from .rules import is_overdue
 INSPECTION_KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final",
                     "complaint")
 INSPECTION_STATUSES = ("draft", "submitted", "approved", "returned")
-FINDING_KINDS = ("deficiency", "exceedance", "work_without_approval", "other")
+# cease_and_desist_violation: disturbance observed while a cease-and-desist order is open (R-O1a).
+FINDING_KINDS = ("deficiency", "exceedance", "work_without_approval", "cease_and_desist_violation", "other")
 FINDING_STATUSES = ("open", "closed")
 SEVERITIES = ("low", "moderate", "high", "critical")
 

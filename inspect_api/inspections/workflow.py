@@ -29,6 +29,7 @@ from . import rules
 from .models import Finding, Inspection
 
 WITHOUT_APPROVAL = ("work_without_approval", None)
+CEASE_AND_DESIST = ("cease_and_desist_violation", None)
 
 
 def _dump(record: Inspection) -> dict[str, Any]:
@@ -130,7 +131,43 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
             "needs_new_control": False, "severity": "high", "photo_ids": [],
             "required_action": "Stop land-disturbing activity and stabilize the site until the approval or permit "
                                "is issued."}
+    elif record.disturbance_observed and _lapsed_at(permit, record):
+        wanted[WITHOUT_APPROVAL] = {
+            "description": "Land disturbance observed after the exemption the approval rested on lapsed "
+                           "before the visit: no approval or permit covers the work (bylaw §A, §C; R-A6).",
+            "needs_new_control": False, "severity": "high", "photo_ids": [],
+            "required_action": "Stop land-disturbing activity and stabilize the site; apply for the review the "
+                               "project now needs."}
+    orders = _cease_and_desist_orders(permit, record)
+    if record.disturbance_observed and orders:
+        wanted[CEASE_AND_DESIST] = {
+            "description": f"Land disturbance observed while cease-and-desist order {', '.join(orders)} was open "
+                           "(bylaw Enforcement §B(1)(a); R-O1a).",
+            "needs_new_control": False, "severity": "critical", "photo_ids": [],
+            "required_action": "Stop all land-disturbing activity at once, as the order requires, until there is "
+                               "compliance."}
     return wanted
+
+
+def _lapsed_at(permit: Permit, record: Inspection) -> bool:
+    """R-A6: the visit came after the exemption under an approval lapsed (its last valid day passed)."""
+    from ..permits.rules import COVERED_LEVELS
+    if permit.number is not None or permit.review_level not in COVERED_LEVELS:
+        return False
+    if permit.status not in ("approved", "active", "work_complete"):
+        return False
+    last_valid = max((e.expires_on for e in permit.exemptions if e.status == "accepted" and e.expires_on),
+                     default=None)
+    return last_valid is None or clock.local_date(record.started_at) > last_valid
+
+
+def _cease_and_desist_orders(permit: Permit, record: Inspection) -> list[str]:
+    """R-O1a: numbers of the cease-and-desist orders open on the site on the day of the visit."""
+    from ..enforcement.models import Order
+    day = clock.local_date(record.started_at)
+    orders = db.session.scalars(select(Order).where(Order.permit_id == permit.id, Order.status == "open",
+                                                    Order.issued_on <= day).order_by(Order.number))
+    return [o.number for o in orders if "cease_and_desist" in (o.kinds or [])]
 
 
 def _permit_status_at(permit: Permit, at) -> str:
@@ -147,7 +184,8 @@ def _sync_findings(user, record: Inspection, permit: Permit, template) -> None:
     observed_on = clock.local_date(record.started_at)
     made = {(f.kind, f.item_key): f for f in db.session.scalars(
         select(Finding).where(Finding.inspection_id == record.id,
-                                 Finding.kind.in_(("deficiency", "work_without_approval"))))}
+                                 Finding.kind.in_(("deficiency", "work_without_approval",
+                                                   "cease_and_desist_violation"))))}
     for key, spec in wanted.items():
         finding = made.get(key)
         if finding is None:

@@ -1,6 +1,7 @@
 """Who may see and touch which permit: the one query helper every domain scopes by.
 
-- applicant: only permits they applied for;
+- applicant: only permits they applied for, and permits or enforcement cases naming them as a party
+  through their account (R-O0); a violator with no account sees nothing through the API;
 - inspector and supervisor: every permit (inspectors record field work only where assigned);
 - admin: manages accounts and devices, and sees no records' content (DOMAIN.md "Who uses it").
 A permit the caller may not see answers 404, never 403, so ids cannot be probed.
@@ -12,14 +13,15 @@ from sqlalchemy import Select, select
 
 from ..errors import Forbidden, NotFound
 from ..extensions import db
-from .models import Assignment, Permit
+from .models import Assignment, Party, Permit
 
 
 def visible_permit_ids(user) -> Select:
     """A SELECT of the permit ids `user` may see; use it in `.where(Model.permit_id.in_(...))`."""
     query = select(Permit.id)
     if user.role == "applicant":
-        return query.where(Permit.applicant_id == user.id)
+        return query.where(sa.or_(Permit.applicant_id == user.id,
+                                  Permit.id.in_(select(Party.permit_id).where(Party.user_id == user.id))))
     if user.role in ("inspector", "supervisor"):
         return query
     return query.where(sa.false())

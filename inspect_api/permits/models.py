@@ -12,8 +12,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
+# `unpermitted`: an enforcement case on a site disturbed without any application (R-O0); it is
+# reached only by opening a case and never moves along R-C2.
 STATUSES = ("draft", "submitted", "under_review", "approved", "issued", "denied", "withdrawn",
-            "active", "work_complete", "closed")
+            "active", "work_complete", "closed", "unpermitted")
+PARTY_ROLES = ("owner", "violator", "applicant", "contractor")
 REVIEW_LEVELS = ("not_covered", "exempt", "administrative_review", "land_disturbance_permit")
 
 
@@ -28,7 +31,18 @@ class Permit(RecordMixin, db.Model):
     # here so the ALDR/LDP sequences never show a hole.
     former_numbers: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="draft", index=True)
-    applicant_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
+    # None only on an enforcement case (status `unpermitted`, R-O0): nobody applied.
+    applicant_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True, index=True)
+    # An application filed for a site with an open enforcement case is linked to that case (R-O0).
+    case_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=True, index=True)
+    # R-A7: applications that are parts of one project share a project id (the id of the first one);
+    # the determination of each uses the project's total disturbed area.
+    project_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
+    # R-A7: when a supervisor linked this application or confirmed it separate from the others open
+    # on its parcel; until then a shared parcel flags it.
+    parcel_reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # R-D1: the security the SA requires posted before disturbance starts (None: none required).
+    security_required_amount: Mapped[Decimal | None] = mapped_column(sa.Numeric(14, 2), nullable=True)
 
     site_address: Mapped[str] = mapped_column(sa.String(300), nullable=False)
     parcel_id: Mapped[str | None] = mapped_column(sa.String(60), nullable=True)
@@ -68,6 +82,12 @@ class Permit(RecordMixin, db.Model):
         back_populates="permit", cascade="all, delete-orphan", order_by="PermitDocument.created_at")
     exemptions: Mapped[list["PermitExemption"]] = relationship(
         back_populates="permit", cascade="all, delete-orphan", order_by="PermitExemption.created_at")
+    parties: Mapped[list["Party"]] = relationship(
+        back_populates="permit", cascade="all, delete-orphan", order_by="Party.created_at")
+
+    @property
+    def is_case(self) -> bool:
+        return self.status == "unpermitted"
 
     @property
     def site(self) -> dict[str, Any]:
@@ -214,3 +234,22 @@ class PermitExemption(RecordMixin, db.Model):
     def stands(self) -> bool:
         from ..clock import today as local_today
         return self.stands_on(local_today())
+
+
+class Party(RecordMixin, db.Model):
+    """A person a permit or enforcement case names (R-O0): owner, violator, applicant or contractor,
+    with what it takes to serve them. A party need not be a user: most violators are not."""
+
+    __tablename__ = "parties"
+    __table_args__ = (sa.CheckConstraint(sa.column("role").in_(PARTY_ROLES), name="role"),)
+
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    role: Mapped[str] = mapped_column(sa.String(20), nullable=False)
+    name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    mailing_address: Mapped[str | None] = mapped_column(sa.String(500), nullable=True)
+    email: Mapped[str | None] = mapped_column(sa.String(254), nullable=True)
+    phone: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
+    # The account of an applicant party, when the party is a user.
+    user_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+
+    permit: Mapped[Permit] = relationship(back_populates="parties")

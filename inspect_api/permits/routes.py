@@ -14,13 +14,14 @@ from ..auth.permissions import login_required
 from ..records import expected_version
 from . import rules, services, workflow
 from .routes_audit import audit_blp, docs_blp
+from .routes_cases import cases_blp
 from .routes_parts import parts_blp
 from .schemas import (DeterminationRequestSchema, DeterminationSchema, PermitEventSchema, PermitCreateSchema,
                       PermitListQuerySchema, PermitSchema, PermitUpdateSchema, TransitionSchema)
 
 blp = Blueprint("permits", __name__, url_prefix="/api/v1",
                 description="Permit applications (R-C), the review the bylaw requires (R-A, R-B) and the status flow")
-blueprints = [blp, parts_blp, audit_blp, docs_blp]
+blueprints = [blp, parts_blp, cases_blp, audit_blp, docs_blp]
 
 @blp.route("/determinations")
 class Determinations(MethodView):

@@ -179,6 +179,18 @@ def work_may_commence(status: str) -> bool:
     return status in ("approved", "issued")
 
 
+LEVEL_NAMES = {"administrative_review": "an administrative land disturbance review",
+               "land_disturbance_permit": "a land disturbance permit"}
+
+
+def approval_lapsed(status: str, review_level: str, number: str | None) -> bool:
+    """R-A6: an approval that rested on an exemption (B5/B6, so it carries no ALDR/LDP number) whose
+    order of conditions or Planning Board decision has since expired, leaving the project covered:
+    from the lapse it no longer covers work, and the project needs the review its determination now
+    calls for. A closed project is done; nothing lapses after completion."""
+    return status in ("approved", "active", "work_complete") and number is None and review_level in COVERED_LEVELS
+
+
 def unapproved_work(review_level: str | None, status: str) -> bool:
     """R-A6: disturbance found on a covered project without approval or permit in force (before approval,
     or after close) is work without approval."""

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates, va
 from ..paging import PageArgs
 from . import rules
 from .geo import polygon_problem
-from .models import STATUSES, REVIEW_LEVELS
+from .models import PARTY_ROLES, STATUSES, REVIEW_LEVELS
 
 STATUS_LIST = validate.OneOf(STATUSES)
 TEXT = validate.Length(max=5000)
@@ -47,6 +47,49 @@ class OwnerSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     email = fields.Email(allow_none=True, validate=validate.Length(max=254))
     phone = fields.String(allow_none=True, validate=validate.Length(max=40))
+    mailing_address = fields.String(allow_none=True, load_only=True, validate=validate.Length(max=500),
+                                    metadata={"description": "Where orders and notices are mailed (owner party)"})
+
+
+class PartyInSchema(Schema):
+    role = fields.String(required=True, validate=validate.OneOf(PARTY_ROLES))
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    mailing_address = fields.String(allow_none=True, validate=validate.Length(max=500))
+    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    phone = fields.String(allow_none=True, validate=validate.Length(max=40))
+    user_id = fields.String(allow_none=True, validate=validate.Length(max=36),
+                            metadata={"description": "The party's applicant account, when they have one (supervisors)"})
+
+
+class PartyUpdateSchema(PartyInSchema):
+    role = fields.String(validate=validate.OneOf(PARTY_ROLES))
+    name = fields.String(validate=validate.Length(min=1, max=200))
+    version = fields.Integer()
+
+
+class PartySchema(Schema):
+    id = fields.String()
+    permit_id = fields.String()
+    role = fields.String(metadata={"enum": list(PARTY_ROLES)})
+    name = fields.String()
+    mailing_address = fields.String(allow_none=True)
+    email = fields.String(allow_none=True)
+    phone = fields.String(allow_none=True)
+    user_id = fields.String(allow_none=True)
+    version = fields.Integer()
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class ProjectLinkSchema(Schema):
+    link_to = fields.String(validate=validate.Length(min=1, max=36),
+                            metadata={"description": "An application of the same project (R-A7)"})
+    separate = fields.Boolean(metadata={"description": "Confirm it is a separate project (clears the parcel flag)"})
+
+
+class SecurityRequirementSchema(Schema):
+    amount = fields.Decimal(required=True, allow_none=True, places=2, validate=_money, as_string=True,
+                            metadata={"description": "US dollars required before the start (R-D1); null: none"})
 
 
 class _LuhpplCheck:
@@ -69,7 +112,13 @@ class PermitInputsSchema(_LuhpplCheck, Schema):
 
 class PermitCreateSchema(PermitInputsSchema):
     id = fields.UUID(metadata={"description": "Client-made id; resending the same id and data is idempotent"})
-    applicant_id = fields.String(metadata={"description": "Supervisors filing for an applicant name them here"})
+    applicant_id = fields.String(metadata={"description": "Supervisors filing for an applicant name them here; a "
+                                                          "supervisor naming none opens an enforcement case "
+                                                          "(status `unpermitted`, R-O0)"})
+    parties = fields.List(fields.Nested(PartyInSchema), validate=validate.Length(max=20), metadata={
+        "description": "Further parties (violators, contractors); a case names at least one violator"})
+    case_id = fields.String(validate=validate.Length(max=36),
+                            metadata={"description": "Supervisors: the enforcement case this application answers"})
     site = fields.Nested(SiteSchema, required=True)
     owner = fields.Nested(OwnerSchema, required=True)
     proposed_use = fields.String(required=True, validate=validate.Length(min=1, max=300))
@@ -288,6 +337,18 @@ class PermitSchema(Schema):
     exemptions = fields.List(fields.Nested(ExemptionSchema))
     assigned_inspector_ids = fields.List(fields.String())
     cease_and_desist = fields.Boolean()
+    parties = fields.List(fields.Nested(PartySchema))
+    case_id = fields.String(allow_none=True, metadata={"description": "The enforcement case this application is "
+                                                                      "linked to (R-O0)"})
+    project_id = fields.String(allow_none=True, metadata={"description": "Linked applications of one project (R-A7)"})
+    parcel_flag = fields.Method("_parcel_flag", metadata={
+        "description": "Other open applications on this parcel, until a supervisor links or separates them (R-A7)"})
+    security_required_amount = fields.Decimal(as_string=True, allow_none=True, places=2)
+    security_posted = fields.Method("_security_posted", metadata={"description": "Security received and held (R-D1)"})
+    approval_lapsed = fields.Method("_lapsed", metadata={"description": "The exemption under this approval lapsed "
+                                                                        "(R-A6)"})
+    commencement_blocked = fields.Method("_blocked", metadata={
+        "description": "Why work may not be recorded as commenced: {error, message}, or null"})
     submitted_at = fields.DateTime(allow_none=True)
     decided_at = fields.DateTime(allow_none=True)
     work_commenced_on = fields.Date(allow_none=True)
@@ -296,6 +357,28 @@ class PermitSchema(Schema):
     device_created_at = fields.DateTime(allow_none=True)
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
+
+
+    def _parcel_flag(self, permit):
+        from .cases import parcel_flag
+        return parcel_flag(permit)
+
+    def _security_posted(self, permit):
+        if permit.security_required_amount is None:
+            return None
+        from .cases import security_posted
+        return f"{security_posted(permit):.2f}"
+
+    def _lapsed(self, permit):
+        return rules.approval_lapsed(permit.status, permit.review_level, permit.number)
+
+    def _blocked(self, permit):
+        if permit.status not in ("approved", "issued"):
+            return None
+        from ..clock import today
+        from .cases import commencement_refusal
+        refusal = commencement_refusal(permit, today())
+        return {"error": refusal[0], "message": refusal[1]} if refusal else None
 
 
 class PermitListQuerySchema(PageArgs):

@@ -53,13 +53,19 @@ def _determination_for(permit: Permit, today) -> dict:
     claims = [c for c in permit.exemptions if c.status != "rejected"]
     inputs = [rules.ExemptionClaim(c.kind, rules.document_valid_on(c.expires_on, c.issued_on, today, c.has_document))
               for c in claims]
-    result = rules.determine(permit.disturbed_area_sqft, permit.drains_to_ms4, permit.drains_to_waters,
+    # R-A7: the land disturbed "as part of a single project": every linked application's area.
+    area = permit.disturbed_area_sqft
+    if permit.project_id:
+        from .cases import project_area
+        area = project_area(permit)
+    result = rules.determine(area, permit.drains_to_ms4, permit.drains_to_waters,
                              permit.luhppl_kind, inputs, permit.luhppl_description)
     valid_until = None
     if result.review_level == "exempt" and not any(c.kind not in rules.DOCUMENT_EXEMPTIONS for c in claims):
         valid_until = max(c.expires_on for c, i in zip(claims, inputs) if i.document_valid).isoformat()
     return {**result.as_dict(), "valid_until": valid_until, "as_of": today.isoformat(), "inputs": {
         **{key: getattr(permit, key) for key in INPUT_COLUMNS},
+        **({"project_id": permit.project_id, "project_disturbed_area_sqft": area} if permit.project_id else {}),
         "exemptions": [{"id": c.id, "kind": c.kind, "status": c.status, "document_valid": i.document_valid}
                        for c, i in zip(claims, inputs)]}}
 
@@ -111,7 +117,7 @@ def refresh_determination(permit: Permit) -> None:
 def _eager(query: Select) -> Select:
     return query.options(selectinload(Permit.conditions), selectinload(Permit.phases),
                          selectinload(Permit.documents), selectinload(Permit.exemptions),
-                         selectinload(Permit.assignments))
+                         selectinload(Permit.assignments), selectinload(Permit.parties))
 
 
 def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permit:
@@ -155,7 +161,8 @@ def _columns(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _applicant_for(user: User, data: dict[str, Any]) -> User:
+def _applicant_for(user: User, data: dict[str, Any]) -> User | None:
+    """The applicant of a new application; None when a supervisor opens an enforcement case (R-O0)."""
     if user.role == "applicant":
         if data.get("applicant_id") not in (None, user.id):
             raise Forbidden("Applicants file applications for themselves only.")
@@ -163,7 +170,7 @@ def _applicant_for(user: User, data: dict[str, Any]) -> User:
     if user.role != "supervisor":
         raise Forbidden("Only applicants and supervisors file applications.")
     if not data.get("applicant_id"):
-        raise ValidationFailed(errors={"applicant_id": ["Name the applicant this application is filed for."]})
+        return None
     applicant = db.session.get(User, str(data["applicant_id"]))
     if applicant is None or applicant.role != "applicant" or not applicant.active:
         raise ValidationFailed(errors={"applicant_id": ["No active applicant with this id."]})
@@ -171,28 +178,58 @@ def _applicant_for(user: User, data: dict[str, Any]) -> User:
 
 
 def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
-    """File an application as a draft (R-C1); idempotent on a client-made id."""
+    """File an application as a draft (R-C1); idempotent on a client-made id. A supervisor naming no
+    applicant opens an enforcement case instead (status `unpermitted`, R-O0)."""
+    from . import cases
     applicant = _applicant_for(user, data)
     columns = _columns(data)
     problem = rules.luhppl_problem(columns.get("luhppl_kind"), columns.get("luhppl_description"))
     if problem:
         raise ValidationFailed(errors={"luhppl_description": [problem]})
+    applicant_id = applicant.id if applicant else None
     permit_id = str(data["id"]) if data.get("id") else None
-    existing = existing_for_create(Permit, permit_id, lambda p: p.applicant_id == applicant.id and all(
+    existing = existing_for_create(Permit, permit_id, lambda p: p.applicant_id == applicant_id and all(
         getattr(p, k) == v for k, v in columns.items()))
     if existing is not None:
         return existing, False
-    permit = Permit(id=permit_id, applicant_id=applicant.id, created_by=user.id, status="draft",
+    if applicant is None:
+        cases.check_case_parties(data)
+    status = "draft" if applicant else "unpermitted"
+    permit = Permit(id=permit_id, applicant_id=applicant_id, created_by=user.id, status=status,
                     device_id=current_device_id(), device_created_at=data.get("device_created_at"),
                     former_numbers=[], **columns)
     db.session.add(permit)
     recompute_determination(permit)
+    if applicant is None:
+        from ..numbering import next_number
+        permit.number = next_number("ENF", local_today().year)
     db.session.flush()
+    _first_parties(user, permit, data, applicant)
+    if applicant is not None:
+        cases.link_to_case(permit, user, data.get("case_id"))
     from .workflow import record_event
-    record_event(permit, user, None, "draft", "Application started")
-    audit.record("permit.create", "permit", permit.id, {**columns, "review_level": permit.review_level},
+    record_event(permit, user, None, status, "Application started" if applicant else "Enforcement case opened")
+    audit.record("permit.create" if applicant else "case.open", "permit", permit.id,
+                 {**columns, "review_level": permit.review_level, "status": status,
+                  "parties": [{"id": p.id, "role": p.role, "name": p.name} for p in permit.parties]},
                  actor=user, permit_id=permit.id)
     return permit, True
+
+
+def _first_parties(user: User, permit: Permit, data: dict[str, Any], applicant: User | None) -> None:
+    """R-O0: the owner named on the record and the applicant are its first parties; then those given."""
+    from . import cases
+    owner = data["owner"]
+    cases.add_party(user, permit, {"role": "owner", "name": owner["name"], "email": owner.get("email"),
+                                   "phone": owner.get("phone"), "mailing_address": owner.get("mailing_address")},
+                    audit_it=False)
+    if applicant is not None:
+        cases.add_party(user, permit, {"role": "applicant", "name": applicant.name, "email": applicant.email,
+                                       "user_id": applicant.id}, audit_it=False)
+    for party in data.get("parties") or []:
+        if user.role != "supervisor" and party.get("user_id"):
+            raise Forbidden("Only supervisors link a party to an account.")
+        cases.add_party(user, permit, party, audit_it=False)
 
 
 def check_can_edit(user: User, permit: Permit) -> None:
@@ -223,9 +260,14 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
         return permit
     for key, value in columns.items():
         setattr(permit, key, value)
+    if data.get("owner"):
+        from .cases import sync_owner_party
+        sync_owner_party(permit, data["owner"])
     level_before = (permit.review_level, permit.number)
     if any(key in INPUT_COLUMNS for key in changes):
         recompute_determination(permit)
+        if permit.project_id and "disturbed_area_sqft" in changes:
+            _recompute_project(user, permit)
     if (permit.review_level, permit.number) != level_before:
         changes["review_level"] = [level_before[0], permit.review_level]
         changes["number"] = [level_before[1], permit.number]
@@ -233,6 +275,22 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     db.session.flush()
     audit.record("permit.update", "permit", permit.id, changes, actor=user, permit_id=permit.id)
     return permit
+
+
+def _recompute_project(user: User, permit: Permit) -> None:
+    """R-A7: the project's total changed, so every other linked application's determination follows."""
+    from .cases import project_members
+    db.session.flush()
+    for member in project_members(permit):
+        if member.id == permit.id:
+            continue
+        before = (member.review_level, member.number)
+        if recompute_determination(member):
+            bump(member)
+            audit.record("permit.determination", "permit", member.id,
+                         {"review_level": [before[0], member.review_level], "number": [before[1], member.number],
+                          "reason": "the disturbed area of a linked application changed (R-A7)"},
+                         actor=user, permit_id=member.id)
 
 
 def force_status(permit: Permit, status: str) -> None:

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from .. import clock
 from .. import audit
 from ..auth.models import User
-from ..errors import Forbidden, InvalidTransition, NotFound, ValidationFailed
+from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
 from . import rules
@@ -53,6 +53,15 @@ def _visible(user: User, permit: Permit) -> bool:
     return user.is_staff or (user.role == "applicant" and permit.applicant_id == user.id)
 
 
+def _check_commencement(permit: Permit) -> None:
+    """R-O1a, R-A6, R-D1: an open cease-and-desist order, a lapsed exemption-based approval, or
+    security required and not yet posted each refuse the move to active (409 with its own code)."""
+    from .cases import commencement_refusal
+    refusal = commencement_refusal(permit, local_today())
+    if refusal:
+        raise Conflict(refusal[1], error=refusal[0])
+
+
 def _day_for(to: str, on: date | None, permit: Permit) -> date | None:
     if to not in DATED_MOVES:
         if on is not None:
@@ -81,6 +90,8 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
     if not verdict.allowed:
         raise (Forbidden if verdict.error == "forbidden" else InvalidTransition)(verdict.message)
     day = _day_for(to, on, permit)
+    if to == "active":
+        _check_commencement(permit)
     extra: dict = {}
     if to == "submitted":
         permit.submitted_at = clock.now()

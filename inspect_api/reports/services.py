@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -117,6 +118,51 @@ def _sample_rows(samples: list[Sample]) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+ENTRY_BASES = {
+    "owner_consent": "consent of the owner or other party in control of the property",
+    "permit_condition": "a condition of the permit or approval",
+    "court_warrant": "a warrant issued by a court",
+    "emergency": "an emergency, to the extent permitted by law",
+}
+
+
+def _entry_rows(record: Inspection) -> list[tuple[str, str]]:
+    """R-E1: the authority the entry relied on, as the inspector recorded it."""
+    from ..entry.models import EntryAuthorization
+    auth = db.session.get(EntryAuthorization, record.entry_authorization_id) if record.entry_authorization_id else None
+    if auth is None or auth.permit_id != record.permit_id:
+        return [("Basis", "no entry authorization recorded")]
+    rows = [("Basis", ENTRY_BASES.get(auth.basis, _words(auth.basis))),
+            ("Granted by", f"{auth.granted_by_name} ({auth.granted_by_relation})"),
+            ("Scope", ", ".join(auth.scope or []) or "\u2013"),
+            ("Valid", f"{_when(auth.valid_from)} to {_when(auth.valid_to)}")]
+    if auth.revoked_at is not None:
+        rows.append(("Revoked", _when(auth.revoked_at)))
+    return rows
+
+
+def _weekly_notes(samples: list[Sample]) -> list[str]:
+    """R-S2: the turbidity benchmark is judged on the weekly average per discharge point, not on one
+    sample: say so, and mark each outfall-week of these samples whose average exceeds it."""
+    from ..sampling import exceedances, levels, rules as sampling_rules
+    level = levels.weekly_level("turbidity")
+    if level is None or not any(p.get("name") == "turbidity" for s in samples for p in s.parameters or []):
+        return []
+    notes = [f"Turbidity is judged on the weekly average per discharge point ({level.describe()}), not on a "
+             "single sample."]
+    weeks = sorted({(s.outfall_id, sampling_rules.week_start(s.sampled_at, clock.town_zone())) for s in samples
+                    if s.outfall_id and any(p.get("name") == "turbidity" for p in s.parameters or [])})
+    for outfall_id, week in weeks:
+        row = exceedances.week_row(samples[0].permit_id, outfall_id, week, level)
+        if row is None:
+            continue
+        verdict = "EXCEEDS the benchmark (weekly average)" if row.exceeds else "within the benchmark"
+        notes.append(f"Discharge point {outfall_id}, week of {week.isoformat()}: weekly average "
+                     f"{row.average.quantize(Decimal('0.01'))} {level.unit} over {row.samples} "
+                     f"sample{'s' if row.samples != 1 else ''}: {verdict}.")
+    return notes
+
+
 def _findings(user, record: Inspection, samples: list[Sample]) -> list[Finding]:
     conditions = [Finding.inspection_id == record.id]
     if samples:
@@ -192,7 +238,8 @@ def inspection_report(user, inspection_id: str) -> tuple[bytes, str]:
         site_rows=_site_rows(permit), inspection_rows=_inspection_rows(record),
         checklist_title=title_checklist, checklist_rows=checklist_rows,
         finding_rows=_finding_rows(findings, labels), sample_rows=_sample_rows(samples),
-        photos=_photos(record, findings, labels),
+        photos=_photos(record, findings, labels), entry_rows=_entry_rows(record),
+        sample_notes=_weekly_notes(samples),
         footer=f"Inspection {record.id} \u00b7 version {record.version} \u00b7 generated {_when(clock.now())}",
     )
     day = record.started_at.astimezone(clock.town_zone()).date().isoformat()

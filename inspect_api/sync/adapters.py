@@ -15,11 +15,12 @@ from sqlalchemy import Select, select
 
 from ..errors import NotFound
 from ..extensions import db
-from .registry import ASSIGNMENT, FIELD, PERMIT, EntityAdapter
+from .registry import ASSIGNMENT, FIELD, GLOBAL, PERMIT, EntityAdapter
 
 NOT_PUSHED = {
     "photo": "Photos are uploaded with PUT /photos/{id}; push the records that reference them.",
     "assignment": "Assignments are made by supervisors, not pushed by devices.",
+    "storm_event": "Storm events come from the rain gauge feed or a supervisor, not from devices.",
 }
 
 
@@ -49,6 +50,15 @@ def _dump_assignment(record) -> dict[str, Any]:
             "assigned_by": record.assigned_by, "removed_at": _iso(record.removed_at)}
 
 
+def _get_storm_event(user, record_id: str):
+    from ..program.models import StormEvent
+    from ..program.storm_events import visible_storm_events
+    record = db.session.scalar(visible_storm_events(user).where(StormEvent.id == str(record_id)))
+    if record is None:
+        raise NotFound("No such storm event.")
+    return record
+
+
 def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
@@ -70,6 +80,8 @@ def declarations() -> list[EntityAdapter]:
     from ..permits import access, schemas as permit_schemas, services as permits
     from ..permits.models import Assignment, Permit
     from ..photos import services as photos
+    from ..program import inspection_requests, schemas as program_schemas, storm_events
+    from ..program.models import InspectionRequest, StormEvent
     from ..photos.models import Photo
     from ..sampling import schemas as sample_schemas, services as samples
     from ..sampling.models import Sample
@@ -120,4 +132,14 @@ def declarations() -> list[EntityAdapter]:
                       create=enforcement.create_order, update=enforcement.update_order,
                       create_schema=enforcement_schemas.OrderCreateSchema(),
                       update_schema=enforcement_schemas.OrderUpdateSchema()),
+        # A request is made on the device and then handled by the office: devices create, never edit.
+        EntityAdapter(entity="inspection_request", model=InspectionRequest, scope=FIELD,
+                      dump=inspection_requests.dump_inspection_request,
+                      visible=inspection_requests.visible_inspection_requests,
+                      get=inspection_requests.get_inspection_request,
+                      create=inspection_requests.create_inspection_request,
+                      create_schema=program_schemas.InspectionRequestCreateSchema()),
+        EntityAdapter(entity="storm_event", model=StormEvent, scope=GLOBAL, dump=storm_events.dump_storm_event,
+                      visible=storm_events.visible_storm_events, get=_get_storm_event,
+                      not_pushed=NOT_PUSHED["storm_event"]),
     ]

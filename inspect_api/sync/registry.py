@@ -73,7 +73,9 @@ CALLS: dict[str, tuple[str, ...]] = {
     "dump": ("record",), "visible": ("user",), "get": ("user", "record_id"), "create": ("user", "data"),
     "update": ("user", "record", "data", "expected_version"), "delete": ("user", "record", "expected_version"),
 }
-PUSHED_PARTS = ("create", "update", "create_schema", "update_schema")
+# A pushable entity (not_pushed unset) is created from devices; editing from devices is optional, but
+# an update function and its schema come together, as do create and its schema.
+PAIRS = (("create", "create_schema"), ("update", "update_schema"))
 
 
 def problems(adapter: EntityAdapter) -> list[str]:
@@ -87,7 +89,7 @@ def problems(adapter: EntityAdapter) -> list[str]:
     for part, args in CALLS.items():
         fn = getattr(adapter, part)
         if fn is None:
-            if part in ("dump", "visible", "get") or (part in PUSHED_PARTS and not adapter.not_pushed):
+            if part in ("dump", "visible", "get") or (part == "create" and not adapter.not_pushed):
                 found.append(f"no {part} function")
             continue
         try:
@@ -95,10 +97,12 @@ def problems(adapter: EntityAdapter) -> list[str]:
         except (TypeError, ValueError) as exc:
             found.append(f"{part} = {getattr(fn, '__qualname__', fn)!r} cannot be called as {part}"
                          f"({', '.join(args)}): {exc}")
-    for part in ("create_schema", "update_schema"):
+    for function, part in PAIRS:
         schema = getattr(adapter, part)
-        if schema is None and not adapter.not_pushed:
-            found.append(f"no {part}")
+        if schema is None and getattr(adapter, function) is not None:
+            found.append(f"no {part} for its {function} function")
+        elif schema is not None and getattr(adapter, function) is None:
+            found.append(f"{part} without a {function} function")
         elif schema is not None and not callable(getattr(schema, "load", None)):
             found.append(f"{part} is not a schema instance")
     if adapter.not_pushed and any(getattr(adapter, p) is not None for p in ("create", "update", "delete")):

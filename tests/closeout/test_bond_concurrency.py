@@ -3,6 +3,8 @@ connection and transaction. The sum released never exceeds the bond, and a phase
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
+import pytest
+
 from inspect_api.bonds.models import Bond, BondRelease
 from inspect_api.extensions import db
 
@@ -33,6 +35,7 @@ def _stored(bond_id):
     return bond, releases
 
 
+@pytest.mark.slow
 def test_ten_threads_release_the_same_phase_once(factory, client, closeout, live_server):
     _, sup = factory.as_role("supervisor")
     permit = closeout.permit("permit", status="active")
@@ -46,6 +49,7 @@ def test_ten_threads_release_the_same_phase_once(factory, client, closeout, live
     assert len(releases) == 1 and bond.released_amount == Decimal("1000.00")
 
 
+@pytest.mark.slow
 def test_ten_threads_never_release_more_than_the_amount(factory, client, closeout, live_server):
     """Five partial releases (1,000 each) race five full releases of a 6,000 bond after the certificate."""
     applicant, headers = factory.as_role("applicant")

@@ -1,10 +1,14 @@
 """Certificates of completion (R-F3): gating, numbering without gaps, the PDF, closing the permit."""
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from inspect_api.completion.certificates import next_number
 from inspect_api.clock import today as local_today
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit, PermitEvent
+
+from ..pdf_support import pdf_text
 
 
 def test_certificate_on_accepted_notice_closes_the_permit(factory, client, closeout):
@@ -94,7 +98,11 @@ def test_pdf_is_served_to_the_owner_and_staff_only(factory, client, closeout):
     cert = closeout.certificate(permit, sup)
     r = client.get(cert["pdf_url"], headers=headers)
     assert r.status_code == 200 and r.mimetype == "application/pdf" and r.data.startswith(b"%PDF-")
-    assert cert["number"].encode() in r.data and b"40 Center Street" in r.data
+    text = pdf_text(r.data)
+    assert cert["number"] in text and "40 Center Street" in text
+    # R-F3: the certificate says the operation and maintenance obligations continue after completion.
+    assert "continue to be operated and maintained in accordance with the approved operation and maintenance" \
+        in text
     assert r.headers["Content-Disposition"] == f'inline; filename="{cert["number"]}.pdf"'
     assert client.get(cert["pdf_url"], headers=sup).data == r.data  # the same bytes every time
     assert client.get(cert["pdf_url"], headers=stranger).status_code == 404
@@ -114,6 +122,7 @@ def test_numbers_are_sequential_and_a_rollback_gives_the_number_back(app):
     db.session.commit()
 
 
+@pytest.mark.slow
 def test_concurrent_issues_get_distinct_gapless_numbers(factory, closeout, live_server):
     """Eight supervisors issue at once: numbers 1..8, none twice, none skipped."""
     _, sup = factory.as_role("supervisor")
@@ -133,3 +142,32 @@ def test_concurrent_issues_get_distinct_gapless_numbers(factory, closeout, live_
     assert [status for status, _ in results] == [201] * 8, results
     year = local_today().year
     assert sorted(body["number"] for _, body in results) == [f"COC-{year}-{n:04d}" for n in range(1, 9)]
+
+
+def test_no_certificate_over_open_enforcement(factory, client, closeout):
+    """R-F3: while an order, a violation or an unpaid cost recovery is open on the site, the work is not
+    "completed in accordance with the permit": 409 `open_enforcement`, naming what is open."""
+    applicant, headers = factory.as_role("applicant")
+    _, sup = factory.as_role("supervisor")
+    permit = closeout.permit("admin", applicant=applicant)
+    closeout.accepted_notice(permit, headers, sup)
+    today = local_today()
+    r = client.post("/api/v1/orders", json={
+        "permit_id": permit.id, "kinds": ["remediation"], "deadline": today.isoformat(),
+        "requirements": [{"kind": "remediation", "text": "Stabilize the swale"}]}, headers=sup)
+    order = r.get_json()
+    violation = client.post("/api/v1/violations", json={
+        "permit_id": permit.id, "provision_kind": "om_plan", "provision": "O&M plan item 4",
+        "first_observed_on": today.isoformat()}, headers=sup).get_json()
+    r = client.post(f"/api/v1/permits/{permit.id}/certificate", json={}, headers=sup)
+    assert r.status_code == 409 and r.get_json()["error"] == "open_enforcement"
+    assert r.get_json()["errors"]["open"] == [f"order {order['number']} is open", "1 violation still ongoing"]
+    client.post(f"/api/v1/orders/{order['id']}/status", json={"to": "complied"}, headers=sup)
+    r = client.post(f"/api/v1/permits/{permit.id}/certificate", json={}, headers=sup)
+    assert r.status_code == 409 and r.get_json()["errors"]["open"] == ["1 violation still ongoing"]
+    r = client.patch(f"/api/v1/violations/{violation['id']}", json={
+        "last_observed_on": today.isoformat(), "version": violation["version"]}, headers=sup)
+    assert r.status_code == 200, r.get_json()
+    r = client.post(f"/api/v1/permits/{permit.id}/certificate", json={}, headers=sup)
+    assert r.status_code == 201, r.get_json()
+    assert db.session.get(Permit, permit.id).status == "closed"

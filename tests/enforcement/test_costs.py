@@ -35,8 +35,13 @@ def patch(client, cast, record, **changes):
     return r
 
 
+def owner(sent=None, received=None, **more):
+    return {"role": "owner", "name": "Ana Souza", "method": "certified_mail", "sent_on": sent, "received_on": received,
+            **more}
+
+
 def noticed(client, cast, record, sent="2026-06-01", received="2026-06-03"):
-    r = patch(client, cast, record, notice_sent_on=sent, notice_method="certified_mail", notice_received_on=received)
+    r = patch(client, cast, record, recipients=[owner(sent, received)])
     assert r.status_code == 200, r.get_json()
     return r.get_json()
 
@@ -82,21 +87,24 @@ def test_money_is_validated_not_rounded(client, cast, permit, town_clock, amount
 
 
 def test_late_notice_is_flagged(client, cast, recovery, town_clock):
-    r = patch(client, cast, recovery, notice_sent_on="2026-06-06")
-    assert r.status_code == 422 and r.get_json()["errors"] == {"notice_sent_on": ["Cannot be in the future."]}
+    r = patch(client, cast, recovery, recipients=[owner("2026-06-06")])
+    assert r.status_code == 422 and r.get_json()["errors"] == {"recipients.0.sent_on": ["Cannot be in the future."]}
     town_clock.set(date(2026, 6, 20))
-    on_time = patch(client, cast, recovery, notice_sent_on="2026-06-17").get_json()   # day 30
-    assert on_time["notice_late"] is False
-    late = patch(client, cast, on_time, notice_sent_on="2026-06-18").get_json()       # day 31
+    on_time = patch(client, cast, recovery, recipients=[owner("2026-06-17")]).get_json()   # day 30
+    assert on_time["notice_late"] is False and on_time["recipients"][0]["notice_late"] is False
+    notice_id = on_time["recipients"][0]["id"]
+    late = patch(client, cast, on_time, recipients=[{"id": notice_id, "sent_on": "2026-06-18"}]).get_json()  # day 31
     assert late["notice_late"] is True and late["notice_sent_on"] == "2026-06-18"
+    assert late["recipients"][0]["id"] == notice_id and late["recipients"][0]["notice_late"] is True
 
 
 def test_costs_are_fixed_once_notified(client, cast, recovery):
     record = noticed(client, cast, recovery)
     r = patch(client, cast, record, items=ITEMS[:1])
     assert r.status_code == 409 and r.get_json()["error"] == "notice_already_sent"
-    r = patch(client, cast, record, notice_received_on="2026-05-30")
-    assert r.status_code == 422 and "notice_received_on" in r.get_json()["errors"]
+    notice_id = record["recipients"][0]["id"]
+    r = patch(client, cast, record, recipients=[{"id": notice_id, "received_on": "2026-05-30"}])
+    assert r.status_code == 422 and "recipients.0.received_on" in r.get_json()["errors"]
     r = client.patch(f"/api/v1/cost-recoveries/{record['id']}", json={"version": record["version"],
                                                                       "court_case_note": "x"}, headers=cast.app)
     assert r.status_code == 403 and r.get_json()["error"] == "forbidden"
@@ -110,7 +118,7 @@ def test_protest_on_the_last_day(client, cast, recovery, town_clock):
                     headers=cast.app)
     assert r.status_code == 201
     body = r.get_json()
-    assert body["protest"]["filed_on"] == "2026-07-03" and body["status"] == "protest_pending"
+    assert body["recipients"][0]["protest"]["filed_on"] == "2026-07-03" and body["status"] == "protest_pending"
     assert body["lien_on"] is None
     r = client.post(f"/api/v1/cost-recoveries/{record['id']}/protest", json={"text": "again"}, headers=cast.app)
     assert r.status_code == 409 and r.get_json()["error"] == "protest_exists"
@@ -134,12 +142,15 @@ def test_paper_protest_recorded_by_a_supervisor(client, cast, recovery, town_clo
     r = client.post(path, json={"text": "By mail", "filed_on": "2026-07-01"}, headers=cast.app)
     assert r.status_code == 403                      # applicants cannot backdate
     r = client.post(path, json={"text": "By mail", "filed_on": "2026-07-03"}, headers=cast.sup)
-    assert r.status_code == 201 and r.get_json()["protest"]["filed_on"] == "2026-07-03"
+    assert r.status_code == 201 and r.get_json()["recipients"][0]["protest"]["filed_on"] == "2026-07-03"
     record = r.get_json()
-    r = patch(client, cast, record, notice_received_on=None)
-    assert r.status_code == 422 and "notice_received_on" in r.get_json()["errors"]
-    r = patch(client, cast, record, notice_received_on="2026-06-02")   # would make the protest late
-    assert r.status_code == 422 and "notice_received_on" in r.get_json()["errors"]
+    notice_id = record["recipients"][0]["id"]
+    r = patch(client, cast, record, recipients=[{"id": notice_id, "received_on": None}])
+    assert r.status_code == 422 and "recipients.0.received_on" in r.get_json()["errors"]
+    r = patch(client, cast, record, recipients=[{"id": notice_id, "received_on": "2026-06-02"}])  # protest late
+    assert r.status_code == 422 and "recipients.0.received_on" in r.get_json()["errors"]
+    r = patch(client, cast, record, recipients=[])                     # the protester's notice stays
+    assert r.status_code == 422 and "recipients" in r.get_json()["errors"]
 
 
 def test_who_may_protest(client, cast, recovery, factory):
@@ -225,9 +236,12 @@ def test_court_decision(client, cast, recovery, town_clock):
     record = client.get(f"/api/v1/cost-recoveries/{record['id']}", headers=cast.sup).get_json()
     r = patch(client, cast, record, court_amount="2000.00")
     assert r.status_code == 422 and "court_amount" in r.get_json()["errors"]
-    town_clock.set(date(2026, 9, 30))
-    r = patch(client, cast, record, court_decision_on="2026-09-15", court_amount="2000.00",
+    town_clock.set(date(2026, 10, 2))
+    r = patch(client, cast, record, court_decision_on="2026-09-01", court_amount="2000.00",
               court_case_note="New Bedford District Court, affirmed in part")
     assert r.status_code == 200
+    # R-O3 (corrected): "within 30 days following ... a final decision of a court": 1 Sep + 30 = 1 Oct, not 1 Sep.
     assert (r.get_json()["amount_due"], r.get_json()["lien_on"], r.get_json()["status"]) == (
-        "2000.00", "2026-09-15", "lien")
+        "2000.00", "2026-10-01", "lien")
+    assert statement(client, cast.sup, record, "2026-10-01")["status"] == "due"      # the lien attaches at its end
+    assert statement(client, cast.sup, record, "2026-09-30")["lien_on"] == "2026-10-01"

@@ -26,7 +26,8 @@ def scene(client, cast, factory, permit, finding, town_clock):
     noticed = _recovery(client, cast, older, "2026-04-21")
     town_clock.set(date(2026, 5, 4))
     r = client.patch(f"/api/v1/cost-recoveries/{noticed['id']}", json={
-        "version": noticed["version"], "notice_sent_on": "2026-04-23", "notice_received_on": "2026-04-25"},
+        "version": noticed["version"], "recipients": [
+            {"role": "owner", "name": "Owner", "sent_on": "2026-04-23", "received_on": "2026-04-25"}]},
         headers=cast.sup)
     assert r.status_code == 200, r.get_json()
     due = issue(client, cast, permit, deadline="2026-05-09")
@@ -56,8 +57,12 @@ def _recovery(client, cast, order, completed_on):
 def test_deadlines_sorted_with_overdue_flags(client, cast, scene):
     r = client.get("/api/v1/deadlines?before=2026-05-26", headers=cast.sup)
     assert r.status_code == 200
+    # The finished permit also owes its final inspection since 2024 (the inspection program's row).
+    program = [(i["due_on"], i["kind"], i["record_id"], i["overdue"]) for i in r.get_json()
+               if i["kind"] == "inspection_overdue"]
+    assert program == [("2024-05-11", "inspection_overdue", scene["finished"].id, True)]
     rows = [(i["due_on"], i["kind"], i["record_type"], i["record_id"], i["permit_number"], i["overdue"])
-            for i in r.get_json()]
+            for i in r.get_json() if i["kind"] != "inspection_overdue"]
     p, f = scene["permit"], scene["finding"]
     assert rows == [
         (f.due_on.isoformat(), "finding_due", "finding", f.id, p.number, True),
@@ -67,18 +72,18 @@ def test_deadlines_sorted_with_overdue_flags(client, cast, scene):
         ("2026-05-20", "cost_notice_due", "cost_recovery", scene["unnoticed"]["id"], p.number, False),
         ("2026-05-25", "protest_window_ends", "cost_recovery", scene["noticed"]["id"], p.number, False),
     ]
-    items = r.get_json()
+    items = r.get_json()[1:]
     assert items[3]["summary"].startswith("ORD-2026-0003 (controls): Re-install silt fence")
     assert "8000.00" in items[1]["summary"] and items[0]["permit_id"] == p.id
 
 
 def test_before_is_exclusive_and_overdue_follows_the_clock(client, cast, scene, town_clock):
     kinds = [i["kind"] for i in client.get("/api/v1/deadlines?before=2026-05-20", headers=cast.sup).get_json()]
-    assert kinds == ["finding_due", "bond_phase_release", "final_report_due", "order_due"]
+    assert kinds == ["inspection_overdue", "finding_due", "bond_phase_release", "final_report_due", "order_due"]
     town_clock.set(date(2026, 5, 10))
     items = client.get("/api/v1/deadlines?before=2026-05-11", headers=cast.sup).get_json()
     assert {i["kind"]: i["overdue"] for i in items} == {
-        "finding_due": True, "bond_phase_release": False, "final_report_due": True, "order_due": True}
+        "inspection_overdue": True, "finding_due": True, "bond_phase_release": False, "final_report_due": True, "order_due": True}
 
 
 def test_default_is_the_next_seven_days(client, cast, scene, town_clock):
@@ -106,8 +111,9 @@ def test_cli_prints_the_same(app, client, cast, scene):
     text = runner.invoke(deadlines, ["--before", "2026-05-26"])
     assert text.exit_code == 0
     lines = text.output.splitlines()
-    assert lines[0] == "Deadlines before 2026-05-26 (today 2026-05-04, America/New_York): 6"
-    assert "OVERDUE" in lines[2] and "finding_due" in lines[2] and scene["permit"].number in lines[2]
+    assert lines[0] == "Deadlines before 2026-05-26 (today 2026-05-04, America/New_York): 7"
+    assert "OVERDUE" in lines[2] and "inspection_overdue" in lines[2] and "final inspection" in lines[2]
+    assert "OVERDUE" in lines[3] and "finding_due" in lines[3] and scene["permit"].number in lines[3]
     assert "protest_window_ends" in lines[-1] and "OVERDUE" not in lines[-1]
     empty = runner.invoke(deadlines, ["--before", "2020-01-01"])
     assert empty.output.splitlines()[1] == "Nothing due."

@@ -81,8 +81,9 @@ def test_lien_dates():
     assert rules.lien_on(received, date(2026, 5, 20), "affirm", date(2026, 6, 10), None) == date(2026, 7, 10)
     assert rules.lien_on(received, date(2026, 5, 20), "reduce", date(2026, 6, 10), None) == date(2026, 7, 10)
     assert rules.lien_on(received, date(2026, 5, 20), "void", date(2026, 6, 10), None) is None
+    # R-O3 (corrected): "within 30 days following ... a final decision of a court": the 30 days govern both.
     assert rules.lien_on(received, date(2026, 5, 20), "affirm", date(2026, 6, 10), date(2026, 9, 1)) == \
-        date(2026, 9, 1)
+        date(2026, 10, 1)
     assert rules.lien_on(None, None, None, None, None) is None
 
 
@@ -174,14 +175,15 @@ def test_statement_void_and_not_noticed():
                   decided_on=date(2026, 5, 20))
     s = rules.cost_statement(void, date(2026, 12, 1))
     assert (s.status, s.total_due, s.interest, s.lien_on) == ("void", D("0.00"), D("0.00"), None)
-    unsent = CostFacts(D("900.00"), None, None, None, None, None, None, None, None, ())
+    unsent = CostFacts(D("900.00"), (), None, None, None, None, None, ())
     assert rules.cost_statement(unsent, date(2026, 12, 1)).status == "not_noticed"
 
 
 def _facts(total, received, *, payments=(), protest_filed_on=None, decision=None, decided_on=None,
            decided_amount=None, court_decision_on=None, court_amount=None) -> CostFacts:
-    return CostFacts(total, received - timedelta(days=3), received, protest_filed_on, decision, decided_on,
-                     decided_amount, court_decision_on, court_amount, tuple(payments))
+    notice = rules.NoticeFacts("owner", received - timedelta(days=3), received, protest_filed_on)
+    return CostFacts(total, (notice,), decision, decided_on, decided_amount, court_decision_on, court_amount,
+                     tuple(payments))
 
 
 # --- penalties (R-P1, R-P2) ----------------------------------------------------------------------

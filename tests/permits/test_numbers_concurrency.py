@@ -3,6 +3,7 @@
 Runs on SQLite (writers serialised by BEGIN IMMEDIATE) and on PostgreSQL (the counter row lock)."""
 import threading
 
+import pytest
 from sqlalchemy import select
 
 from inspect_api.extensions import db
@@ -13,6 +14,7 @@ from inspect_api.permits.models import Permit
 N = 20
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_submissions_get_twenty_consecutive_numbers(app, factory):
     jobs = []
     for _ in range(N):

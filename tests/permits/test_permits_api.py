@@ -89,8 +89,9 @@ def test_only_applicants_and_supervisors_file(client, factory, role):
 def test_supervisor_files_for_an_applicant(client, factory, supervisor):
     sup, headers = supervisor
     applicant = factory.user("applicant")
+    # Without an applicant a supervisor opens an enforcement case (R-O0), which must name the violator.
     missing = client.post("/api/v1/permits", json=factory.permit_payload(), headers=headers)
-    assert_error(missing, 422, "validation_error", field="applicant_id")
+    assert_error(missing, 422, "validation_error", field="parties")
     wrong = client.post("/api/v1/permits", json=factory.permit_payload(applicant_id=sup.id), headers=headers)
     assert_error(wrong, 422, "validation_error", field="applicant_id")
     r = client.post("/api/v1/permits", json=factory.permit_payload(applicant_id=applicant.id), headers=headers)

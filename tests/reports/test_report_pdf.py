@@ -90,3 +90,20 @@ def test_renderer_survives_hostile_and_oversized_text():
     assert len(reader.pages) >= 3
     assert "Report <b>&amp;" in text and "1 Main St <para> ]]>" in text
     assert "Photo broken (cap): not shown" in text and "Photo later (cap): pending upload" in text
+
+
+def test_report_states_entry_authority_and_the_weekly_turbidity_average(inspected, client):
+    """R-E1: the authority the entry relied on; R-S2: turbidity is judged on the weekly average per
+    discharge point. Week of Monday 4 May 2026 at OF-1: 20, 20 and 130 NTU -> 170 / 3 = 56.67 > 50."""
+    r = client.post("/api/v1/samples", headers=inspected.headers, json={
+        "permit_id": inspected.permit.id, "sampled_at": "2026-05-04T16:00:00Z", "sampler": "Dana Field",
+        "outfall_id": "OF-1", "sample_type": "grab", "analysis": "field",
+        "parameters": [{"name": "turbidity", "value": 130, "unit": "NTU"}]})
+    assert r.status_code == 201, r.get_json()
+    r = client.get(f"/api/v1/inspections/{inspected.inspection_id}/report.pdf", headers=inspected.headers)
+    text, _ = report_text(r)
+    assert "Authority to enter" in text and "a condition of the permit or approval" in text
+    assert "Condition 12 (permit condition)" in text and "examination, sampling" in text
+    assert "judged on the weekly average per discharge point" in text
+    assert ("Discharge point OF-1, week of 2026-05-04: weekly average 56.67 NTU over 3 samples: EXCEEDS the "
+            "benchmark (weekly average)") in text

@@ -31,11 +31,13 @@ def test_every_tracked_model_is_declared_and_callable(app):
     tracked = {getattr(m.class_, "__sync_entity__", None) for m in db.Model.registry.mappers} - {None}
     found = registry.adapters()
     assert set(found) == tracked == {"permit", "assignment", "entry_authorization", "inspection", "finding",
-                                     "sample", "photo", "completion_notice", "bond", "order"}
+                                     "sample", "photo", "completion_notice", "bond", "order",
+                                     "inspection_request", "storm_event"}
     assert all(registry.problems(a) == [] for a in found.values())
     pushable = sorted(name for name, a in found.items() if not a.not_pushed)
-    assert pushable == ["bond", "completion_notice", "entry_authorization", "finding", "inspection", "order",
-                        "permit", "sample"]
+    assert pushable == ["bond", "completion_notice", "entry_authorization", "finding", "inspection",
+                        "inspection_request", "order", "permit", "sample"]
+    assert found["inspection_request"].update is None  # created on devices, handled by the office
     assert [name for name, a in found.items() if a.delete is not None] == ["inspection"]
 
 
@@ -44,7 +46,10 @@ def test_a_missing_update_stops_the_start(config, declared):
     use(_replace(real, "sample", update=None))
     with pytest.raises(SyncDeclarationError) as exc:
         create_app(config)
-    assert "sample: no update function" in str(exc.value)
+    assert "sample: update_schema without a update function" in str(exc.value)
+    use(_replace(real, "sample", create=None))
+    with pytest.raises(SyncDeclarationError, match="sample: no create function"):
+        create_app(config)
 
 
 def test_an_update_needing_one_more_argument_stops_the_start(config, declared):
@@ -75,7 +80,7 @@ def test_schemas_and_model_are_checked_too(config, declared):
     use(_replace(_replace(real, "finding", create_schema=None), "order", model=Bond))
     with pytest.raises(SyncDeclarationError) as exc:
         create_app(config)
-    assert "finding: no create_schema" in str(exc.value)
+    assert "finding: no create_schema for its create function" in str(exc.value)
     assert "order: model 'Bond' does not declare __sync_entity__ = 'order'" in str(exc.value)
 
 

@@ -25,6 +25,7 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from inspect_api.audit import AuditEntry
@@ -34,6 +35,9 @@ from inspect_api.inspections.models import Inspection
 
 from . import harness
 from .conftest import API, create, edit, entry_data
+
+# Minutes of replayed outboxes and a killed server process: `-m "not slow"` leaves them out.
+pytestmark = pytest.mark.slow
 
 SCENARIOS = int(os.environ.get("SYNC_HARNESS_SCENARIOS", "300"))
 PG_SCENARIOS = int(os.environ.get("SYNC_HARNESS_PG_SCENARIOS", "200"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy import event, func, select
 
@@ -161,11 +162,10 @@ def test_pull_loads_records_in_batches_not_one_query_per_row(site):
     assert counts[0] == counts[1], "\n".join(s[:120] for s in statements)
 
 
-def test_changes_committed_out_of_sequence_order_are_never_skipped(site, is_postgres):
+def _two_writers(site, meanwhile) -> None:
     """Writer A takes its sequence number and stalls before COMMIT; writer B changes another record
-    meanwhile. B cannot take a later number (the counter row stays locked by A) so it cannot commit
-    ahead of A, and a reader paging meanwhile never moves its cursor past A's number. On SQLite
-    writers are serialised by BEGIN IMMEDIATE, so the same story simply runs one after the other."""
+    meanwhile; `meanwhile(tablet, fast_writer)` runs while A stalls. Then both finish and the tablet
+    must get both changes, each once, in their final state."""
     import threading
 
     from inspect_api import changes
@@ -194,23 +194,41 @@ def test_changes_committed_out_of_sequence_order_are_never_skipped(site, is_post
 
     slow = threading.Thread(target=write, args=(entry_ids[0], True))
     slow.start()
-    assert numbered.wait(timeout=20), errors
-    fast = threading.Thread(target=write, args=(entry_ids[1], False))
-    fast.start()
+    try:
+        assert numbered.wait(timeout=20), errors
+        fast = threading.Thread(target=write, args=(entry_ids[1], False))
+        fast.start()
+        meanwhile(tablet, fast)
+    finally:
+        release.set()
+        slow.join(timeout=30)
+    fast.join(timeout=30)
+    assert not errors, errors
+    later = tablet.sync_down()
+    assert sorted(c["id"] for c in later) == sorted(entry_ids)
+    assert all(c["data"]["notes"] == f"by {c['id']}" for c in later)
+
+
+def test_changes_committed_out_of_sequence_order_are_never_skipped(site):
+    """Whatever the database, two overlapping writers both reach the next pull, each once. (On
+    SQLite writers are serialised by BEGIN IMMEDIATE, so the story simply runs one after the other.)"""
+    _two_writers(site, lambda tablet, fast: None)
+
+
+@pytest.mark.postgres
+def test_a_later_writer_cannot_commit_ahead_of_an_earlier_sequence_number(site):
+    """PostgreSQL runs writers concurrently: B cannot take a later number while A holds the counter row
+    (so it cannot commit ahead of A), and a reader paging meanwhile never moves its cursor past A's."""
     seen_meanwhile = []
-    if is_postgres:
+
+    def meanwhile(tablet, fast):
         for _ in range(5):
             seen_meanwhile.extend(c["id"] for c in tablet.sync_down())
         fast.join(timeout=0.5)
         assert fast.is_alive(), "the second writer committed while the first held an earlier number"
-    release.set()
-    slow.join(timeout=30)
-    fast.join(timeout=30)
-    assert not errors, errors
+
+    _two_writers(site, meanwhile)
     assert seen_meanwhile == []
-    later = tablet.sync_down()
-    assert sorted(c["id"] for c in later) == sorted(entry_ids)
-    assert all(c["data"]["notes"] == f"by {c['id']}" for c in later)
 
 
 def test_snapshot_and_live_dump_agree(site):

@@ -5,6 +5,10 @@ Revises:
 Create Date: 2026-11-29 18:16:17.309853
 
 """
+import uuid
+from datetime import datetime, timezone
+from decimal import Decimal
+
 from alembic import op
 import sqlalchemy as sa
 
@@ -16,6 +20,213 @@ revision = '82907e92c222'
 down_revision = None
 branch_labels = None
 depends_on = None
+
+
+# Reference data as this revision ships it, frozen here (explicit tables and columns, literal values)
+# so the revision keeps working whatever later revisions do to the models: it must never load data
+# through the ORM models or the app's seeders. The app's seeders (inspect_api.seed, used by tests
+# and the demo) must agree with the database at head; tests/test_migrations.py compares the two.
+ESC_CHECKLIST_ITEMS = [
+    {
+        "key": "limit_of_work_marked",
+        "label": "Limit of work marked",
+        "help_text": ("The limit of work shown on the ESC plan is marked in the field (flagging, orange fence "
+                      "or stakes) and no clearing or grading has gone past it. Note any disturbance outside the"
+                      " line."),
+        "control": "limit of work flagging or fencing",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "perimeter_controls_installed",
+        "label": "Perimeter controls installed",
+        "help_text": ("Silt fence, compost filter sock or straw wattles are in place along every down-slope "
+                      "edge shown on the plan before upslope grading; silt fence is trenched in and staked, "
+                      "socks and wattles are staked with no gaps at joints."),
+        "control": "perimeter controls",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "perimeter_controls_maintained",
+        "label": "Perimeter controls maintained",
+        "help_text": ("Perimeter controls are upright and intact, with no undercutting, tears or overtopping, "
+                      "and sediment behind them is removed before it reaches one half of the control's above-"
+                      "ground height."),
+        "control": "perimeter controls",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "construction_entrance_stabilized",
+        "label": "Stabilized construction entrance",
+        "help_text": ("Every vehicle exit has a stone construction entrance (typically 2-3 in. crushed stone on"
+                      " geotextile, at least 50 ft long or as the plan shows) that is not clogged with mud."),
+        "control": "stabilized construction entrance",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "no_tracking_street_sweeping",
+        "label": "No tracking onto streets; street sweeping",
+        "help_text": ("No sediment is tracked onto public or private ways; any tracked sediment is swept (not "
+                      "washed) from the street by the end of the working day."),
+        "control": "street sweeping",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "inlet_protection",
+        "label": "Catch basin and inlet protection",
+        "help_text": ("Every catch basin and inlet that can receive runoff from the site, on or off site, has "
+                      "inlet protection (silt sack, filter fabric or sock) that is intact, not clogged and not "
+                      "bypassed."),
+        "control": "catch basin / inlet protection",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "check_dams",
+        "label": "Check dams",
+        "help_text": ("Check dams in swales and ditches are in place as designed, the center lower than the "
+                      "edges, with sediment removed before it reaches half the dam height and no flow around "
+                      "the ends."),
+        "control": "check dams",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "stockpiles_managed",
+        "label": "Stockpiles covered or stabilized",
+        "help_text": ("Soil and material stockpiles are covered or stabilized, ringed by a perimeter control, "
+                      "and placed away from drainage ways, inlets, wetlands and the street."),
+        "control": "stockpile cover and perimeter",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "inactive_areas_stabilized",
+        "label": "Inactive disturbed areas stabilized",
+        "help_text": ("Disturbed areas where work has stopped for 14 days or more are stabilized (seed and "
+                      "mulch, hydroseed, erosion control blanket or similar) within 14 days of the last "
+                      "disturbance."),
+        "control": "temporary stabilization",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "slopes_protected",
+        "label": "Slopes protected",
+        "help_text": ("Slopes are protected with erosion control blankets, mulch or other measures shown on the"
+                      " plan; no rills or gullies are forming and runoff is not concentrated down the slope "
+                      "face."),
+        "control": "slope protection",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "sediment_traps_basins",
+        "label": "Sediment traps and basins",
+        "help_text": ("Sediment traps and basins hold their design capacity (cleaned out at one half full or as"
+                      " the plan says), and outlets and spillways are stable and not eroding or discharging "
+                      "turbid water."),
+        "control": "sediment trap / basin",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "dewatering_treated",
+        "label": "Dewatering discharge treated",
+        "help_text": ("Water pumped from excavations passes through a dewatering bag, sediment basin or other "
+                      "treatment before discharge, onto a stable area, with no visibly turbid discharge leaving"
+                      " the site."),
+        "control": "dewatering treatment",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "concrete_washout_contained",
+        "label": "Concrete washout contained",
+        "help_text": ("Concrete trucks and tools are washed out only into a lined, leak-free washout container "
+                      "or pit that is not overflowing and is away from drains and waters."),
+        "control": "concrete washout",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": True,
+    },
+    {
+        "key": "dust_control",
+        "label": "Dust control",
+        "help_text": ("Dust is controlled (watering, covering, limiting traffic) so that no visible dust leaves"
+                      " the site."),
+        "control": "dust control",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "waste_sanitary_facilities",
+        "label": "Waste, litter and sanitary facilities",
+        "help_text": ("Waste and litter are contained and covered; fuel and chemicals have secondary "
+                      "containment; portable toilets are secured and at least 50 ft from inlets, drainage ways "
+                      "and waters."),
+        "control": "waste and sanitary facilities",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "outfalls_receiving_waters",
+        "label": "Outfalls and receiving waters free of sediment",
+        "help_text": ("Discharge points, outfalls and receiving waters (streams, wetlands, the harbor) show no "
+                      "sediment deposits, turbid plumes or sheen from the site."),
+        "control": "discharge points",
+        "photo_expected_when_deficient": True,
+        "needs_new_control_default": False,
+    },
+    {
+        "key": "plans_posted",
+        "label": "ESC plan and permit posted on site",
+        "help_text": ("The approval or permit, with its number, and the current ESC plan are posted or kept on "
+                      "site and available to the inspector."),
+        "control": "posted permit and ESC plan",
+        "photo_expected_when_deficient": False,
+        "needs_new_control_default": False,
+    },
+]
+
+ACTION_LEVELS = [
+    {"parameter": "turbidity", "basis": "weekly_average", "unit": "NTU", "min_value": None, "max_value": "50",
+     "citation": "EPA Construction General Permit, dewatering turbidity benchmark"},
+    {"parameter": "ph", "basis": "per_sample", "unit": "SU", "min_value": "6.5", "max_value": "8.3",
+     "citation": "314 CMR 4.05"},
+]
+
+
+def _load_reference_data():
+    now = datetime.now(timezone.utc)
+    op.bulk_insert(sa.table("sync_counter", sa.column("id", sa.Integer), sa.column("value", sa.BigInteger),
+                            sa.column("purged_through", sa.BigInteger)),
+                   [{"id": 1, "value": 0, "purged_through": 0}])
+    op.bulk_insert(
+        sa.table("checklist_templates", sa.column("id", sa.String(36)), sa.column("key", sa.String(60)),
+                 sa.column("version", sa.Integer), sa.column("title", sa.String(200)),
+                 sa.column("description", sa.Text), sa.column("items", sa.JSON),
+                 sa.column("published_at", UTCDateTime())),
+        [{"id": str(uuid.uuid4()), "key": "esc", "version": 1, "title": "Erosion and sediment control inspection",
+          "description": "Default ESC checklist (DOMAIN.md R-I3).", "items": ESC_CHECKLIST_ITEMS,
+          "published_at": now}])
+    op.bulk_insert(
+        sa.table("action_levels", sa.column("id", sa.String(36)), sa.column("parameter", sa.String(60)),
+                 sa.column("basis", sa.String(20)), sa.column("unit", sa.String(20)),
+                 sa.column("min_value", sa.String(40)), sa.column("max_value", sa.String(40)),
+                 sa.column("citation", sa.Text), sa.column("enabled", sa.Boolean),
+                 sa.column("updated_at", UTCDateTime())),
+        [{"id": str(uuid.uuid4()), **level, "enabled": True, "updated_at": now} for level in ACTION_LEVELS])
+    op.bulk_insert(
+        sa.table("fine_schedules", sa.column("key", sa.String(40)),
+                 sa.column("first_offense", sa.Numeric(14, 2)), sa.column("second_offense", sa.Numeric(14, 2)),
+                 sa.column("third_and_subsequent", sa.Numeric(14, 2)), sa.column("version", sa.Integer),
+                 sa.column("updated_at", UTCDateTime())),
+        [{"key": "default", "first_offense": Decimal("100.00"), "second_offense": Decimal("200.00"),
+          "third_and_subsequent": Decimal("300.00"), "version": 1, "updated_at": now}])
 
 
 def upgrade():
@@ -994,13 +1205,7 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_exceedance_findings_sample_id'), ['sample_id'], unique=False)
 
 
-    # Reference data: the change-sequence counter, then every domain's seeders (checklist template,
-    # action levels, fine schedule, ...) on this migration's own connection and transaction.
-    op.bulk_insert(sa.table("sync_counter", sa.column("id", sa.Integer), sa.column("value", sa.BigInteger),
-                            sa.column("purged_through", sa.BigInteger)),
-                   [{"id": 1, "value": 0, "purged_through": 0}])
-    from inspect_api.seed import run_all
-    run_all(op.get_bind())
+    _load_reference_data()
 
 
 def downgrade():

@@ -33,7 +33,7 @@ async function send(path, options, token) {
 }
 
 export async function errorOf(response) {
-  let body = null;
+  let body;
   try { body = await response.json(); } catch { body = null; }
   const message = (body && body.message) || `The server answered ${response.status} ${response.statusText}.`;
   return new ApiError(message, { status: response.status, key: body && body.error, errors: (body && body.errors) || {}, body });

@@ -8,10 +8,10 @@ import { currentUser, deviceId, clearUserData } from "./auth.js";
 import { meta } from "./db.js";
 import { VERSION } from "../version.js";
 import * as outbox from "./outbox.js";
+import { nextRound, recordKey } from "./outbox_order.js";
 import * as store from "./store.js";
 import { uploadPhoto } from "./upload.js";
 
-const BATCH = 100;
 const state = { running: false, progress: "", error: "", lastSync: null, counts: { pending: 0, photos: 0, problems: 0 } };
 const listeners = new Set();
 let running = null;
@@ -59,26 +59,6 @@ async function run(reason) {
     await refreshCounts();
     for (const fn of finished) fn();
   }
-}
-
-const recordKey = (i) => `${i.entity}:${i.id}`;
-
-// One round sends at most one change per record (a record's later change needs the version the
-// earlier one produced); a record with an unresolved conflict or rejection holds its later changes.
-function nextRound(list) {
-  const held = new Set();
-  const batch = [];
-  let call = null;
-  for (const item of list.sort((a, b) => a.seq - b.seq)) {
-    if (item.kind === "photo") continue;
-    const key = recordKey(item);
-    if (held.has(key)) continue;
-    held.add(key);
-    if (item.state !== "pending") continue;
-    if (item.kind === "call") { if (!call && !batch.length) call = item; continue; }
-    if (!call && batch.length < BATCH) batch.push(item);
-  }
-  return { batch, call };
 }
 
 async function pushAll() {
@@ -251,6 +231,10 @@ async function refreshReference() {
   }
   const levels = await api("/api/v1/action-levels");
   await meta.set("action_levels", levels.levels);
+  if (user.role === "inspector" || user.role === "supervisor") {
+    // The Town's program settings (routine interval, storm threshold and window): the day list needs them offline.
+    await meta.set("program_settings", await api("/api/v1/inspections/program-settings"));
+  }
   if (user.role === "inspector") {
     const mine = await listAll("/api/v1/permits?assigned_to=me");
     await store.replaceSites(mine.map((p) => p.id));

@@ -5,7 +5,7 @@ import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { onSynced, syncNow } from "../sync.js";
-import { statusChip, pendingChip, ceaseWarning } from "./site.js";
+import { statusChip, pendingChip, ceaseWarning, commencementNotice, partiesCard } from "./site.js";
 
 const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
 
@@ -84,14 +84,19 @@ export async function permitScreen(main, { id }) {
     const notice = r.notices[0];
     const moves = [];
     if (permit.status === "draft" && permit.review_level !== "not_covered") moves.push(move(permit, "submitted", "Submit for review"));
-    if (permit.status === "approved" || permit.status === "issued") moves.push(move(permit, "active", "Work has started", { on: localDate() }));
+    const mayStart = (permit.status === "approved" || permit.status === "issued") && !permit.commencement_blocked;
+    if (mayStart) moves.push(move(permit, "active", "Work has started", { on: localDate() }));
     if (permit.status === "active") moves.push(move(permit, "work_complete", "Work is complete", { on: localDate() }));
     if (permit.status === "draft") moves.push(h("a.button", { href: `#/apply/${id}` }, "Edit application"));
+    if (["approved", "issued", "active", "work_complete"].includes(permit.status)) {
+      moves.push(h("a.button", { href: `#/permit/${id}/requests` }, "Inspection requests"));
+    }
     const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
     mount(main,
       h("p", h("a", { href: "#/permits" }, "← My permits")),
       h("div.split", h("h1", site.address || "Application"), h("span", statusChip(permit.status), " ", pendingChip(permit))),
       ceaseWarning(permit),
+      commencementNotice(permit),
       h("div.grid.two",
         h("section.card.determination",
           h("h2", permit.number || "Application"),
@@ -107,6 +112,7 @@ export async function permitScreen(main, { id }) {
       permit.review_level === "land_disturbance_permit" && permit.status === "work_complete"
         ? h("section.card", h("h2", "Final report"), h("p", "The final report (as-built plan stamped by a PLS and PE, certification, O&M records) is filed with its documents at the Town office or through the API."))
         : null,
+      partiesCard(permit),
       (permit.conditions || []).length ? h("section.card", h("h2", "Conditions"), h("ol", permit.conditions.map((c) => h("li", c.text)))) : null);
   };
   await draw();

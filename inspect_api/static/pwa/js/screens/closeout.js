@@ -8,6 +8,8 @@ const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the offic
 const KINDS = {
   finding_due: "Finding to correct", order_due: "Order deadline", final_report_due: "Final report due",
   cost_notice_due: "Cost notice to send", protest_window_ends: "Protest window ends", bond_phase_release: "Bond phase to release",
+  inspection_overdue: "Inspection overdue",
+  approval_lapsed: "Exemption lapsed: review needed before work",
 };
 const ORDER_KINDS = [["cease_and_desist", "Cease and desist"], ["controls", "Install or maintain controls"],
   ["monitoring", "Monitoring"], ["remediation", "Remediation"]];
@@ -137,7 +139,7 @@ function bondCard(bond, run) {
 }
 
 function ordersCard(data, run) {
-  const boxes = ORDER_KINDS.map(([value, text]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
+  const boxes = ORDER_KINDS.map(([value]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
   const requirement = h("textarea", { rows: 3, name: "requirement" });
   const deadline = h("input", { type: "date", name: "deadline", value: plusDays(7) });
   const local = h("div", { "aria-live": "polite" });

@@ -14,8 +14,29 @@ const GOOD = ["approved", "issued", "active", "work_complete", "closed"];
 const BAD = ["denied", "withdrawn"];
 
 export function statusChip(status) {
+  // An enforcement case on land disturbed with no application (R-O0).
+  if (status === "unpermitted") return h("span.chip.bad", { "data-test": "status" }, "Enforcement case: no application");
   const kind = GOOD.includes(status) ? "good" : BAD.includes(status) ? "bad" : "info";
   return h(`span.chip.${kind}`, { "data-test": "status" }, label(status || "unknown"));
+}
+
+// Why work may not be recorded as started (R-O1a, R-A6, R-D1), as the server says it.
+export function commencementNotice(permit) {
+  const blocked = permit && permit.commencement_blocked;
+  if (!blocked) return null;
+  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", blocked.message);
+}
+
+const ROLE_TEXT = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
+
+// The people the permit or case names (R-O0), with where orders and notices reach them.
+export function partiesCard(permit, className = "section.card") {
+  const parties = (permit && permit.parties) || [];
+  return h(className, { "data-test": "parties" }, h("h2", "Parties"),
+    parties.length ? h("ul.plain", parties.map((p) => h("li.item",
+      h("div.split", h("span.label", p.name), h("span.chip.info", ROLE_TEXT[p.role] || label(p.role))),
+      p.mailing_address || p.email ? h("p.muted", [p.mailing_address, p.email].filter(Boolean).join(" · ")) : null)))
+      : h("p.muted", "No parties recorded."));
 }
 
 export function pendingChip(record) {
@@ -97,6 +118,7 @@ export async function siteScreen(main, { id }) {
       h("p", h("a", { href: "#/sites" }, "← All sites")),
       h("h1", site.address || "Site"),
       ceaseWarning(permit),
+      commencementNotice(permit),
       // One list of cards in reading order (phone and portrait); on a landscape tablet the
       // authorizations and conditions move to a right-hand column.
       h("div.site-grid",
@@ -120,6 +142,7 @@ export async function siteScreen(main, { id }) {
             h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),
         h("section.card.left", h("h2", `Open findings (${open.length})`),
           open.length ? h("ul.plain", open.map(findingRow)) : h("p.muted", "No open findings.")),
+        partiesCard(permit, "section.card.right"),
         h("section.card.right", h("h2", "Permit conditions"),
           (permit.conditions || []).length ? h("ol", permit.conditions.map((c) => h("li", c.text))) : h("p.muted", "No conditions listed.")),
         h("section.card.left", h("h2", "Inspections"),

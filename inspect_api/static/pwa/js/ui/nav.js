@@ -5,7 +5,7 @@ import { currentPath } from "../router.js";
 import { syncState, onSyncState } from "../sync.js";
 
 const LINKS = {
-  inspector: [["#/sites", "Sites"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
+  inspector: [["#/day", "My day"], ["#/sites", "Sites"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
   supervisor: [["#/review", "Review"], ["#/deadlines", "Deadlines"], ["#/sites", "Sites"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
   applicant: [["#/permits", "My permits"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
   admin: [["#/account", "Account"]],

@@ -11,7 +11,7 @@ const urls = new Map();
 // An object URL for a photo: the device's copy if it is still in the outbox, else the server's thumbnail.
 export async function photoUrl(photoId) {
   if (urls.has(photoId)) return urls.get(photoId);
-  let blob = null;
+  let blob;
   const local = await outbox.photoBytes(photoId);
   if (local) blob = new Blob([local.bytes], { type: local.type });
   else {

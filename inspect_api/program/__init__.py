@@ -1,0 +1,1 @@
+"""The inspection program: due inspections, storm events and applicants' inspection requests (R-I1, R-I4)."""

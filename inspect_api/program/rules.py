@@ -1,0 +1,363 @@
+"""The inspection program (R-I1 kinds, R-I4 findings) as pure functions: which inspections a site owes,
+by when, and whether a recorded inspection met each. No database, no Flask: plain data in, plain data out.
+
+What a site owes (decisions where the bylaw is silent are in the README, "Inspection program"):
+- pre_construction: before work commences. Until work is recorded as commenced the obligation has no
+  deadline (it is listed, never overdue); once commenced without one, it was due by the end of the
+  commencement day.
+- post_installation: once perimeter controls are reported in, which is the earlier of the applicant's
+  post-installation request and the commencement of work (R-I1: controls go in before grading, so a site
+  that has commenced has reported them in); due `response_days` calendar days after that day.
+- routine: every `routine_days` days while the site is active: due by the end of the N-th day after
+  commencement, then after each routine inspection recorded.
+- storm_event: within `storm_window_hours` of the end of each storm of at least `storm_threshold_inches`
+  that ended while the site was active (from the start of the commencement day to the end of the
+  completion day, Town time).
+- follow_up: by the end of each open finding's due day (R-I4); met by a follow-up inspection that names
+  the finding among those it verifies.
+- final: once work is reported complete, due `response_days` calendar days after the completion day.
+- requests: an applicant's request is owed by the end of its earliest preferred day, or `response_days`
+  after the day it was made when it names none.
+
+A recorded inspection meets an obligation when it is of the obligation's kind and started at or after
+the moment the obligation opened; it is late when it started after the due time (to the second). One
+inspection may meet several obligations (a visit after two storms answers both).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta, timezone
+from decimal import Decimal
+from typing import Iterable
+from zoneinfo import ZoneInfo
+
+KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final")
+REQUEST_KINDS = {"post_installation": "post_installation", "final": "final", "re_inspection": "follow_up"}
+# Permit statuses (R-C2) in which a site owes inspections at all.
+DECIDED = ("approved", "issued", "active", "work_complete", "closed")
+# ... and those whose unmet obligations are still listed as due (a closed site owes nothing more).
+LISTED = ("approved", "issued", "active", "work_complete")
+
+
+@dataclass(frozen=True)
+class Settings:
+    routine_days: int = 14
+    storm_threshold_inches: Decimal = Decimal("0.25")
+    storm_window_hours: int = 24
+    response_days: int = 5
+    tz: ZoneInfo = ZoneInfo("America/New_York")
+
+
+@dataclass(frozen=True)
+class Site:
+    permit_id: str
+    status: str
+    decided_at: datetime | None
+    commenced_on: date | None
+    completed_on: date | None
+
+
+@dataclass(frozen=True)
+class Visit:
+    """A recorded inspection (submitted or later; a draft is still the inspector's working copy)."""
+    id: str
+    kind: str
+    started_at: datetime
+    verifies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Storm:
+    id: str
+    ended_at: datetime
+    inches: Decimal
+
+
+@dataclass(frozen=True)
+class FindingDue:
+    id: str
+    due_on: date
+    status: str
+    verified_at: datetime | None = None  # when the follow-up that closed it started, if known
+    verified_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    id: str
+    kind: str  # one of REQUEST_KINDS
+    created_at: datetime
+    preferred_dates: tuple[date, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Obligation:
+    permit_id: str
+    kind: str
+    reason: str
+    due_at: datetime
+    binding: bool = True  # False: listed, but no deadline has passed yet that could make it overdue
+    opens_at: datetime | None = None
+    source: str = "program"  # program | storm | finding | request
+    source_id: str | None = None
+    done_at: datetime | None = None
+    inspection_id: str | None = None
+    rules: tuple[str, ...] = ("R-I1",)
+
+    @property
+    def done(self) -> bool:
+        return self.done_at is not None
+
+    @property
+    def late(self) -> bool:
+        return self.done_at is not None and self.binding and _seconds(self.done_at) > self.due_at
+
+    def overdue(self, now: datetime) -> bool:
+        return self.done_at is None and self.binding and now > self.due_at
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.source}:{self.source_id or self.permit_id}:{self.due_at.isoformat()}"
+
+
+def _seconds(at: datetime) -> datetime:
+    return at.replace(microsecond=0)
+
+
+def start_of_day(day: date, tz: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(0, 0), tzinfo=tz).astimezone(timezone.utc)
+
+
+def end_of_day(day: date, tz: ZoneInfo) -> datetime:
+    """The last second of a Town calendar day: a day's deadline is met by anything started within it."""
+    return datetime.combine(day, time(23, 59, 59), tzinfo=tz).astimezone(timezone.utc)
+
+
+def local_day(at: datetime, tz: ZoneInfo) -> date:
+    return at.astimezone(tz).date()
+
+
+def storm_counts(inches: Decimal, settings: Settings) -> bool:
+    """R-I1: a storm of at least the threshold (exactly 0.25 in counts)."""
+    return Decimal(inches) >= settings.storm_threshold_inches
+
+
+def active_between(site: Site, settings: Settings) -> tuple[datetime, datetime | None] | None:
+    """The span the site is active: start of the commencement day to the end of the completion day."""
+    if site.commenced_on is None or site.status not in ("active", "work_complete", "closed"):
+        return None
+    end = end_of_day(site.completed_on, settings.tz) if site.completed_on else None
+    return start_of_day(site.commenced_on, settings.tz), end
+
+
+def request_due_at(request: Request, settings: Settings) -> datetime:
+    made = local_day(request.created_at, settings.tz)
+    preferred = sorted(d for d in request.preferred_dates if d >= made)
+    day = preferred[0] if preferred else made + timedelta(days=settings.response_days)
+    return end_of_day(day, settings.tz)
+
+
+def _first(visits: list[Visit], kind: str, after: datetime | None, strictly: bool = False) -> Visit | None:
+    for visit in visits:
+        if visit.kind != kind or (after is not None and (visit.started_at <= after if strictly
+                                                         else visit.started_at < after)):
+            continue
+        return visit
+    return None
+
+
+def _met(obligation: Obligation, visit: Visit | None) -> Obligation:
+    if visit is None:
+        return obligation
+    return replace(obligation, done_at=visit.started_at, inspection_id=visit.id)
+
+
+def _pre_construction(site: Site, visits: list[Visit], settings: Settings) -> list[Obligation]:
+    if site.decided_at is None and site.commenced_on is None:
+        return []
+    if site.commenced_on is not None:
+        due, binding = end_of_day(site.commenced_on, settings.tz), True
+        reason = f"Before work commences (work commenced {site.commenced_on.isoformat()})"
+    else:
+        due, binding, reason = site.decided_at, False, "Before work commences"
+    return [_met(Obligation(site.permit_id, "pre_construction", reason, due, binding),
+                 _first(visits, "pre_construction", None))]
+
+
+def _post_installation(site: Site, visits: list[Visit], requests: list[Request],
+                       settings: Settings) -> list[Obligation]:
+    reports = [r.created_at for r in requests if REQUEST_KINDS.get(r.kind) == "post_installation"]
+    if site.commenced_on is not None and site.status in ("active", "work_complete", "closed"):
+        reports.append(start_of_day(site.commenced_on, settings.tz))
+    if not reports:
+        return []
+    reported = min(reports)
+    day = local_day(reported, settings.tz)
+    due = end_of_day(day + timedelta(days=settings.response_days), settings.tz)
+    reason = f"Perimeter controls reported in on {day.isoformat()}"
+    return [_met(Obligation(site.permit_id, "post_installation", reason, due),
+                 _first(visits, "post_installation", None))]
+
+
+def _routine(site: Site, visits: list[Visit], settings: Settings) -> list[Obligation]:
+    span = active_between(site, settings)
+    if span is None:
+        return []
+    start, end = span
+    out: list[Obligation] = []
+    anchor, strictly = start, False
+    reason_from = f"work commenced {site.commenced_on.isoformat()}"
+    while True:
+        due = end_of_day(local_day(anchor, settings.tz) + timedelta(days=settings.routine_days), settings.tz)
+        if end is not None and due > end:
+            break
+        visit = _first(visits, "routine", anchor, strictly)
+        out.append(_met(Obligation(site.permit_id, "routine",
+                                   f"Every {settings.routine_days} days while active ({reason_from})", due,
+                                   opens_at=anchor), visit))
+        if visit is None:
+            break
+        anchor, strictly = visit.started_at, True
+        reason_from = f"last routine inspection {local_day(anchor, settings.tz).isoformat()}"
+    return out
+
+
+def _storms(site: Site, visits: list[Visit], storms: Iterable[Storm], settings: Settings) -> list[Obligation]:
+    span = active_between(site, settings)
+    if span is None:
+        return []
+    start, end = span
+    out = []
+    for storm in storms:
+        if not storm_counts(storm.inches, settings) or storm.ended_at < start or (end and storm.ended_at > end):
+            continue
+        ended = storm.ended_at.astimezone(settings.tz)
+        reason = (f"Storm of {Decimal(storm.inches):.2f} in ended {ended.strftime('%Y-%m-%d %H:%M')} "
+                  f"(within {settings.storm_window_hours} h)")
+        due = storm.ended_at + timedelta(hours=settings.storm_window_hours)
+        out.append(_met(Obligation(site.permit_id, "storm_event", reason, due, opens_at=storm.ended_at,
+                                   source="storm", source_id=storm.id), _first(visits, "storm_event", storm.ended_at)))
+    return out
+
+
+def _follow_ups(site: Site, visits: list[Visit], findings: Iterable[FindingDue],
+                settings: Settings) -> list[Obligation]:
+    out = []
+    for finding in findings:
+        base = Obligation(site.permit_id, "follow_up", f"Finding due to be corrected by {finding.due_on.isoformat()}",
+                          end_of_day(finding.due_on, settings.tz), source="finding", source_id=finding.id,
+                          rules=("R-I1", "R-I4"))
+        if finding.verified_at is not None:
+            out.append(replace(base, done_at=finding.verified_at, inspection_id=finding.verified_by))
+            continue
+        if finding.status != "open":
+            continue  # closed without a follow-up on record (withdrawn): nothing owed
+        naming = [v for v in visits if v.kind == "follow_up" and finding.id in v.verifies]
+        out.append(_met(base, naming[0] if naming else None))
+    return out
+
+
+def _final(site: Site, visits: list[Visit], settings: Settings) -> list[Obligation]:
+    if site.completed_on is None:
+        return []
+    due = end_of_day(site.completed_on + timedelta(days=settings.response_days), settings.tz)
+    return [_met(Obligation(site.permit_id, "final", f"Work reported complete on {site.completed_on.isoformat()}",
+                            due), _first(visits, "final", None))]
+
+
+def _requests(site: Site, visits: list[Visit], requests: Iterable[Request], settings: Settings) -> list[Obligation]:
+    out = []
+    for request in requests:
+        kind = REQUEST_KINDS[request.kind]
+        wanted = ", ".join(d.isoformat() for d in sorted(request.preferred_dates))
+        reason = f"Requested by the applicant ({request.kind.replace('_', '-')}" + (
+            f"; preferred {wanted})" if wanted else ")")
+        out.append(_met(Obligation(site.permit_id, kind, reason, request_due_at(request, settings),
+                                   opens_at=request.created_at, source="request", source_id=request.id),
+                        _first(visits, kind, request.created_at)))
+    return out
+
+
+def obligations(site: Site, visits: Iterable[Visit], storms: Iterable[Storm], findings: Iterable[FindingDue],
+                requests: Iterable[Request], settings: Settings) -> list[Obligation]:
+    """Every inspection the site has owed or owes, met or not, soonest due first."""
+    if site.status not in DECIDED:
+        return []
+    ordered = sorted(visits, key=lambda v: (v.started_at, v.id))
+    requests = list(requests)
+    out = (_pre_construction(site, ordered, settings) + _post_installation(site, ordered, requests, settings)
+           + _routine(site, ordered, settings) + _storms(site, ordered, storms, settings)
+           + _follow_ups(site, ordered, findings, settings) + _final(site, ordered, settings)
+           + _requests(site, ordered, requests, settings))
+    return sorted(out, key=lambda o: (o.due_at, KINDS.index(o.kind), o.source_id or ""))
+
+
+def due(obligations_: Iterable[Obligation], site_status: str) -> list[Obligation]:
+    """The obligations still owed, as listed for inspectors: unmet ones of a site still in the program."""
+    if site_status not in LISTED:
+        return []
+    return [o for o in obligations_ if not o.done]
+
+
+@dataclass
+class MonthCount:
+    kind: str
+    month: str
+    due: int = 0
+    on_time: int = 0
+    late: int = 0
+    not_done: int = 0
+
+
+def month_counts(obligations_: Iterable[Obligation], start: date, end: date, now: datetime,
+                 tz: ZoneInfo) -> list[MonthCount]:
+    """MS4 annual report: inspections due, done on time and done late, per kind and month of the due day
+    (Town time), for obligations due from `start` to `end` inclusive. `not_done` counts those past due and
+    not met; those not yet due and not met are in `due` only."""
+    counts: dict[tuple[str, str], MonthCount] = {}
+    for o in obligations_:
+        if not o.binding:
+            continue
+        day = local_day(o.due_at, tz)
+        if not start <= day <= end:
+            continue
+        month = f"{day.year:04d}-{day.month:02d}"
+        row = counts.setdefault((o.kind, month), MonthCount(o.kind, month))
+        row.due += 1
+        if o.done:
+            if o.late:
+                row.late += 1
+            else:
+                row.on_time += 1
+        elif o.overdue(now):
+            row.not_done += 1
+    return sorted(counts.values(), key=lambda c: (c.month, KINDS.index(c.kind)))
+
+
+@dataclass(frozen=True)
+class DailyRain:
+    day: date
+    inches: Decimal
+    station: str
+
+
+def storm_days(rows: Iterable[DailyRain], settings: Settings) -> list[DailyRain]:
+    """One storm per day at or over the threshold: the day's highest reading among the file's stations."""
+    best: dict[date, DailyRain] = {}
+    for row in rows:
+        if not storm_counts(row.inches, settings):
+            continue
+        if row.day not in best or row.inches > best[row.day].inches:
+            best[row.day] = row
+    return [best[d] for d in sorted(best)]
+
+
+def day_storm_ends(day: date, settings: Settings) -> datetime:
+    """A daily total's storm ends at the end of that day in Town time."""
+    return end_of_day(day, settings.tz)
+
+
+__all__ = ["Settings", "Site", "Visit", "Storm", "FindingDue", "Request", "Obligation", "obligations", "due",
+           "month_counts", "storm_days", "DailyRain", "day_storm_ends", "storm_counts", "KINDS", "REQUEST_KINDS",
+           "start_of_day", "end_of_day", "local_day"]

@@ -1,0 +1,194 @@
+// The inspection program on the device: which inspections each site owes and by when (R-I1, R-I4).
+// Mirrors inspect_api/program/rules.py `obligations` so the inspector's day works offline from synced
+// permits, inspections, findings, storm events and requests. "Today" and "overdue" are worked out here,
+// from dates and the Town's clock (America/New_York), never read from the synced copy.
+export const KINDS = ["pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final"];
+export const REQUEST_KINDS = { post_installation: "post_installation", final: "final", re_inspection: "follow_up" };
+const DECIDED = ["approved", "issued", "active", "work_complete", "closed"];
+const LISTED = ["approved", "issued", "active", "work_complete"];
+const RUNNING = ["active", "work_complete", "closed"];
+const RECORDED = ["submitted", "approved", "returned"];
+const DAY_MS = 86400000;
+
+export const DEFAULTS = { routine_days: 14, storm_threshold_inches: "0.25", storm_window_hours: 24, response_days: 5,
+  timezone: "America/New_York" };
+
+// -- Town time ---------------------------------------------------------------------------------------
+const formatters = new Map();
+function parts(ms, tz) {
+  if (!formatters.has(tz)) {
+    formatters.set(tz, new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric",
+      month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }));
+  }
+  const out = {};
+  for (const p of formatters.get(tz).formatToParts(new Date(ms))) if (p.type !== "literal") out[p.type] = Number(p.value);
+  return out;
+}
+
+// The instant (ms) of a wall-clock time in `tz`: guess, then correct by the zone's offset (twice, for DST edges).
+export function zoned(dayIso, hh, mm, ss, tz) {
+  const [y, m, d] = dayIso.split("-").map(Number);
+  const wall = Date.UTC(y, m - 1, d, hh, mm, ss);
+  let guess = wall;
+  for (let i = 0; i < 3; i += 1) {
+    const p = parts(guess, tz);
+    const seen = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+    guess += wall - seen;
+  }
+  return guess;
+}
+
+export function localDay(ms, tz) {
+  const p = parts(ms, tz);
+  return `${String(p.year).padStart(4, "0")}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
+}
+
+export function addDays(dayIso, n) {
+  const [y, m, d] = dayIso.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+export const startOfDay = (dayIso, tz) => zoned(dayIso, 0, 0, 0, tz);
+export const endOfDay = (dayIso, tz) => zoned(dayIso, 23, 59, 59, tz);
+const ms = (value) => (value === null || value === undefined ? null : new Date(value).getTime());
+// Inches compared in hundredths, as the server stores them, so 0.25 is never 0.2499999.
+const hundredths = (value) => Math.round(Number(value) * 100);
+
+export function settingsOf(raw) {
+  const s = { ...DEFAULTS, ...(raw || {}) };
+  return { routineDays: Number(s.routine_days), threshold: hundredths(s.storm_threshold_inches),
+    windowHours: Number(s.storm_window_hours), responseDays: Number(s.response_days), tz: s.timezone };
+}
+
+// -- what a site owes ------------------------------------------------------------------------------------
+function obligation(permit, kind, reason, dueAt, extra = {}) {
+  return { permit_id: permit.id, kind, reason, due_at: dueAt, binding: true, source: "program", source_id: null,
+    done_at: null, inspection_id: null, ...extra };
+}
+
+function met(o, visit) {
+  return visit ? { ...o, done_at: visit.started_at, inspection_id: visit.id } : o;
+}
+
+function first(visits, kind, after, strictly = false) {
+  return visits.find((v) => v.kind === kind && (after === null || (strictly ? v.started_at > after : v.started_at >= after))) || null;
+}
+
+function activeSpan(site, s) {
+  if (!site.work_commenced_on || !RUNNING.includes(site.status)) return null;
+  return [startOfDay(site.work_commenced_on, s.tz), site.work_completed_on ? endOfDay(site.work_completed_on, s.tz) : null];
+}
+
+export function requestDueAt(request, s) {
+  const made = localDay(ms(request.created_at), s.tz);
+  const preferred = (request.preferred_dates || []).filter((d) => d >= made).sort();
+  return endOfDay(preferred.length ? preferred[0] : addDays(made, s.responseDays), s.tz);
+}
+
+function decidedAt(site) {
+  return ms(site.decided_at) ?? ms(site.created_at);
+}
+
+export function visitsOf(inspections) {
+  return inspections.filter((i) => RECORDED.includes(i.status) && !i.deleted_at)
+    .map((i) => ({ id: i.id, kind: i.kind, started_at: ms(i.started_at), verifies: (i.verifies_finding_ids || []).map(String) }))
+    .sort((a, b) => a.started_at - b.started_at || (a.id < b.id ? -1 : 1));
+}
+
+// Every obligation of one site, met or not. `site` is the synced permit; the others are synced records.
+export function obligations(site, inspections, storms, findings, requests, rawSettings) {
+  const s = settingsOf(rawSettings);
+  if (!DECIDED.includes(site.status)) return [];
+  const visits = visitsOf(inspections);
+  const started = new Map(inspections.map((i) => [i.id, ms(i.started_at)]));
+  const out = [];
+  // pre-construction: no deadline until work commences
+  const decided = decidedAt(site);
+  if (site.work_commenced_on) {
+    out.push(met(obligation(site, "pre_construction", `Before work commences (work commenced ${site.work_commenced_on})`,
+      endOfDay(site.work_commenced_on, s.tz)), first(visits, "pre_construction", null)));
+  } else if (decided !== null) {
+    out.push(met(obligation(site, "pre_construction", "Before work commences", decided, { binding: false }),
+      first(visits, "pre_construction", null)));
+  }
+  // post-installation: once perimeter controls are reported in
+  const reports = requests.filter((r) => REQUEST_KINDS[r.kind] === "post_installation").map((r) => ms(r.created_at));
+  if (site.work_commenced_on && RUNNING.includes(site.status)) reports.push(startOfDay(site.work_commenced_on, s.tz));
+  if (reports.length) {
+    const day = localDay(Math.min(...reports), s.tz);
+    out.push(met(obligation(site, "post_installation", `Perimeter controls reported in on ${day}`,
+      endOfDay(addDays(day, s.responseDays), s.tz)), first(visits, "post_installation", null)));
+  }
+  const span = activeSpan(site, s);
+  if (span) {
+    const [start, end] = span;
+    // routine: every N days while active
+    let anchor = start, strictly = false, from = `work commenced ${site.work_commenced_on}`;
+    for (let guard = 0; guard < 10000; guard += 1) {
+      const due = endOfDay(addDays(localDay(anchor, s.tz), s.routineDays), s.tz);
+      if (end !== null && due > end) break;
+      const visit = first(visits, "routine", anchor, strictly);
+      out.push(met(obligation(site, "routine", `Every ${s.routineDays} days while active (${from})`, due), visit));
+      if (!visit) break;
+      anchor = visit.started_at; strictly = true; from = `last routine inspection ${localDay(anchor, s.tz)}`;
+    }
+    // storm-event: within the window after each storm at or over the threshold
+    for (const storm of storms) {
+      const ended = ms(storm.ended_at);
+      if (hundredths(storm.inches) < s.threshold || ended < start || (end !== null && ended > end)) continue;
+      const wall = new Date(ended);
+      const p = parts(wall.getTime(), s.tz);
+      const when = `${localDay(ended, s.tz)} ${String(p.hour).padStart(2, "0")}:${String(p.minute).padStart(2, "0")}`;
+      out.push(met(obligation(site, "storm_event", `Storm of ${Number(storm.inches).toFixed(2)} in ended ${when} (within ${s.windowHours} h)`,
+        ended + s.windowHours * 3600000, { source: "storm", source_id: storm.id }), first(visits, "storm_event", ended)));
+    }
+  }
+  // follow-up: at each open finding's due day (R-I4)
+  for (const f of findings) {
+    if (f.deleted_at) continue;
+    const base = obligation(site, "follow_up", `Finding due to be corrected by ${f.due_on}`, endOfDay(f.due_on, s.tz),
+      { source: "finding", source_id: f.id });
+    const by = f.verified_by_inspection_id;
+    if (by && started.has(by)) { out.push({ ...base, done_at: started.get(by), inspection_id: by }); continue; }
+    if (f.status !== "open") continue;
+    out.push(met(base, visits.find((v) => v.kind === "follow_up" && v.verifies.includes(String(f.id))) || null));
+  }
+  // final: once work is reported complete
+  if (site.work_completed_on) {
+    out.push(met(obligation(site, "final", `Work reported complete on ${site.work_completed_on}`,
+      endOfDay(addDays(site.work_completed_on, s.responseDays), s.tz)), first(visits, "final", null)));
+  }
+  // applicants' requests
+  for (const r of requests) {
+    const kind = REQUEST_KINDS[r.kind];
+    if (!kind) continue;
+    const wanted = [...(r.preferred_dates || [])].sort().join(", ");
+    const reason = `Requested by the applicant (${r.kind.replace(/_/g, "-")}${wanted ? `; preferred ${wanted})` : ")"}`;
+    const made = ms(r.created_at);
+    out.push(met(obligation(site, kind, reason, requestDueAt(r, s), { source: "request", source_id: r.id, note: r.note || null }),
+      first(visits, kind, made)));
+  }
+  return out.sort((a, b) => a.due_at - b.due_at || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind)
+    || String(a.source_id || "").localeCompare(String(b.source_id || "")));
+}
+
+export const isOverdue = (o, nowMs) => o.done_at === null && o.binding && nowMs > o.due_at;
+
+// What is still owed at a site still in the program, with `overdue` worked out against `nowMs`.
+export function due(list, siteStatus, nowMs) {
+  if (!LISTED.includes(siteStatus)) return [];
+  return list.filter((o) => o.done_at === null).map((o) => ({ ...o, overdue: isOverdue(o, nowMs) }));
+}
+
+export const keyOf = (o) => `${o.permit_id}|${o.kind}|${o.source}|${o.source_id || ""}|${o.due_at}`;
+
+// The inspector's day: everything owed by the end of today (Town time), or `days` later, or already
+// overdue, ordered by due time, then by distance from the device (nearest first; unknown last).
+export function dayList(items, nowMs, rawSettings, distanceOf, days = 0) {
+  const s = settingsOf(rawSettings);
+  const until = endOfDay(addDays(localDay(nowMs, s.tz), days), s.tz);
+  return items.filter((o) => o.due_at <= until || o.overdue)
+    .map((o) => ({ ...o, distance_m: distanceOf ? distanceOf(o.permit_id) : null }))
+    .sort((a, b) => a.due_at - b.due_at || (a.distance_m ?? Infinity) - (b.distance_m ?? Infinity)
+      || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
+}

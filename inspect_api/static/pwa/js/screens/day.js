@@ -1,0 +1,95 @@
+// The inspector's day: due and overdue inspections at the assigned sites, worked out on the device from
+// what the last sync brought (permits, inspections, findings, storm events, requests), ordered by due
+// time and then by distance from where the device is now. Works with no connection at all.
+import { h, mount } from "../dom.js";
+import { meta } from "../db.js";
+import * as store from "../store.js";
+import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
+import { onSynced } from "../sync.js";
+import { siteLocation } from "./sites.js";
+import { dayList, due, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
+
+const KIND_LABEL = { pre_construction: "Pre-construction", post_installation: "Post-installation", routine: "Routine",
+  storm_event: "Storm event", follow_up: "Follow-up", final: "Final" };
+const UPCOMING_DAYS = 7;
+
+function groupBy(list, key) {
+  const out = new Map();
+  for (const item of list) {
+    if (!out.has(item[key])) out.set(item[key], []);
+    out.get(item[key]).push(item);
+  }
+  return out;
+}
+
+// Everything each assigned site owes and has not done, from the device's copy of the records.
+export async function owedAtAssignedSites(nowMs) {
+  const settings = (await meta.get("program_settings")) || null;
+  const assigned = new Set((await store.assignedSites()).map((s) => s.permit_id));
+  const permits = (await store.allPermits()).filter((p) => assigned.has(p.id));
+  const by = async (entity) => groupBy(await store.allOf(entity), "permit_id");
+  const [inspections, findings, requests] = await Promise.all([by("inspection"), by("finding"), by("inspection_request")]);
+  const storms = await store.allOf("storm_event");
+  const items = permits.flatMap((p) => due(obligations(p, inspections.get(p.id) || [], storms, findings.get(p.id) || [],
+    requests.get(p.id) || [], settings), p.status, nowMs));
+  return { items, permits: new Map(permits.map((p) => [p.id, p])), settings };
+}
+
+function when(ms, tz) {
+  return new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short", month: "short", day: "numeric",
+    hour: "numeric", minute: "2-digit" }).format(new Date(ms));
+}
+
+function row(item, permit, tz) {
+  const site = (permit && permit.site) || {};
+  return h("li", h("a.row", { href: `#/site/${item.permit_id}`, dataset: { permit: item.permit_id, kind: item.kind } },
+    h("span.title", `${KIND_LABEL[item.kind] || item.kind} · ${site.address || "Site"}`,
+      h("small", [permit && permit.number, item.reason, item.note].filter(Boolean).join(" · "))),
+    h("span.meta",
+      item.overdue ? h("span.chip.bad", { "data-test": "overdue" }, "Overdue") : null,
+      item.binding ? h("span.chip.warn", { "data-test": "due" }, `Due ${when(item.due_at, tz)}`)
+        : h("span.chip.info", { "data-test": "due" }, "Before work starts"),
+      item.distance_m !== null && item.distance_m !== undefined ? h("span", { "data-test": "distance" }, fmtDistance(item.distance_m)) : null)));
+}
+
+export async function dayScreen(main) {
+  const list = h("div");
+  const fixNote = h("p.hint");
+  let state = { items: [], permits: new Map(), settings: null };
+
+  async function load() {
+    state = await owedAtAssignedSites(Date.now());
+    draw();
+  }
+
+  function draw() {
+    const now = Date.now();
+    const here = bestFix();
+    const s = settingsOf(state.settings);
+    fixNote.textContent = here ? `Sites at the same due time are nearest first (±${Math.round(here.accuracy_m)} m).`
+      : locationProblem() || "Waiting for a location fix to order sites by distance.";
+    const distanceOf = (id) => distanceM(here, siteLocation(state.permits.get(id) || {}));
+    // Overdue is judged again now, not when the records were loaded: the list may stay open past a deadline.
+    const items = state.items.map((o) => ({ ...o, overdue: o.binding && now > o.due_at }));
+    const today = dayList(items, now, state.settings, distanceOf);
+    const shown = new Set(today.map(keyOf));
+    const soon = dayList(items, now, state.settings, distanceOf, UPCOMING_DAYS).filter((o) => !shown.has(keyOf(o)));
+    const overdue = today.filter((o) => o.overdue).length;
+    mount(list,
+      h("h2.section-title", { "data-test": "today-title" }, `Today, ${localDay(now, s.tz)} (${today.length}${overdue ? `, ${overdue} overdue` : ""})`),
+      today.length ? h("ul.plain.card", { "aria-label": "Due today and overdue", "data-test": "today" },
+        today.map((o) => row(o, state.permits.get(o.permit_id), s.tz)))
+        : h("p.card.muted", state.permits.size ? "Nothing due today at your sites."
+          : "No assigned sites on this device yet. Sync while online to fetch them."),
+      soon.length ? h("h2.section-title", `Next ${UPCOMING_DAYS} days (${soon.length})`) : null,
+      soon.length ? h("ul.plain.card", { "aria-label": "Due in the next days", "data-test": "upcoming" },
+        soon.map((o) => row(o, state.permits.get(o.permit_id), s.tz))) : null);
+  }
+
+  mount(main, h("h1", "My day"), fixNote, list);
+  await load();
+  const stopFix = onFix(() => draw());
+  const stopSync = onSynced(load);
+  const timer = setInterval(draw, 60 * 1000);
+  return () => { stopFix(); stopSync(); clearInterval(timer); };
+}
