@@ -40,7 +40,7 @@ def demo_step(fn: Callable[[DemoContext], None]) -> Callable[[DemoContext], None
 
 
 # The domains that add demo data (each registers its steps with @demo_step when imported).
-DEMO_DOMAINS = ("entry", "inspections", "sampling", "completion", "bonds", "enforcement")
+DEMO_DOMAINS = ("entry", "inspections", "sampling", "program", "completion", "bonds", "enforcement")
 
 
 def _load_domain_steps() -> None:

@@ -1,11 +1,12 @@
 """Accounts and sign-in sessions. Services flush; the request commits once."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
-from .. import clock
 from .. import audit
 from ..errors import ApiError, Conflict, NotFound, Unauthorized
 from ..extensions import db
@@ -55,6 +56,13 @@ def deactivate_user(user: User, actor: User) -> User:
     return update_user(user, {"active": False}, actor)
 
 
+def _wall_now() -> datetime:
+    """Sign-in sessions live on the wall clock, like the tokens they back (flask-jwt-extended checks a
+    token's expiry against the real time): a session is judged by the same clock as its tokens, not by
+    the Town's business clock (clock.now) that tests set to other days."""
+    return datetime.now(timezone.utc)
+
+
 def get_user(user_id: str) -> User:
     user = db.session.get(User, user_id)
     if user is None:
@@ -71,7 +79,7 @@ def authenticate(email: str, password: str) -> User:
 
 
 def start_session(user: User, device_name: str | None, device_id: str | None) -> dict:
-    expires = clock.now() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
+    expires = _wall_now() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
     session = AuthSession(user_id=user.id, device_name=device_name, device_id=device_id, expires_at=expires)
     db.session.add(session)
     db.session.flush()
@@ -99,7 +107,7 @@ def user_sessions(user: User) -> list[AuthSession]:
 def refresh_access(user: User, claims: dict) -> str:
     session = db.session.get(AuthSession, claims.get("sid"))
     if session is not None:
-        session.last_used_at = clock.now()
+        session.last_used_at = _wall_now()
     keep = {k: claims[k] for k in ("sid", "device") if k in claims}
     keep["role"] = user.role
     return create_access_token(identity=user.id, additional_claims=keep)
@@ -111,13 +119,13 @@ def session_is_live(session_id: str | None, user_id: str | None) -> bool:
     session = db.session.get(AuthSession, session_id)
     if session is None or session.user_id != user_id or session.revoked_at is not None:
         return False
-    return session.expires_at > clock.now()
+    return session.expires_at > _wall_now()
 
 
 def revoke_session(session_id: str) -> None:
     session = db.session.get(AuthSession, session_id)
     if session is not None and session.revoked_at is None:
-        session.revoked_at = clock.now()
+        session.revoked_at = _wall_now()
         db.session.flush()
 
 
@@ -130,7 +138,7 @@ def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None)
     if device_id is not None:
         query = query.where(AuthSession.device_id == device_id)
     sessions = db.session.scalars(query).all()
-    now = clock.now()
+    now = _wall_now()
     for session in sessions:
         session.revoked_at = now
     db.session.flush()

@@ -109,7 +109,6 @@ def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
     project needs a review again. One that would fall back to not covered is not listed once lapsed."""
     from ..permits.models import PermitExemption
     from ..permits.rules import DOCUMENT_EXEMPTIONS, approval_lapsed
-    from ..permits.services import refresh_determination
     query = select(Permit).where(Permit.status.in_(("approved", "active", "work_complete")), Permit.number.is_(None))
     items = []
     for permit in db.session.scalars(query):
@@ -121,9 +120,8 @@ def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
         lapse = max(days) + timedelta(days=1)
         if lapse >= before:
             continue
-        if lapse <= today:
-            refresh_determination(permit)
-            if not approval_lapsed(permit.status, permit.review_level, permit.number):
+        if lapse <= today:  # as it stands today; this view is a read and stores nothing
+            if not approval_lapsed(permit.status, permit.review_level_today, permit.number):
                 continue
         items.append(_item(lapse, "approval_lapsed", permit.id, "permit", permit.id,
                            f"{permit.site_address}: the exemption under the approval lapses; the project needs "

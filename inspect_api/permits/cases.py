@@ -233,9 +233,10 @@ def commencement_refusal(permit: Permit, today: date) -> tuple[str, str] | None:
     if permit.cease_and_desist:
         return ("cease_and_desist", "A cease-and-desist order is open on this site: land-disturbing activity "
                                     "stops until there is compliance (R-O1a).")
-    if rules.approval_lapsed(permit.status, permit.review_level, permit.number):
+    level = permit.review_level_today
+    if rules.approval_lapsed(permit.status, level, permit.number):
         return ("approval_lapsed", "The exemption this approval rested on has lapsed: the project needs "
-                                   f"{rules.LEVEL_NAMES.get(permit.review_level, 'an approval')} before work "
+                                   f"{rules.LEVEL_NAMES.get(level, 'an approval')} before work "
                                    "starts (R-A6).")
     required = permit.security_required_amount
     if required is not None and required > 0:

@@ -370,7 +370,7 @@ class PermitSchema(Schema):
         return f"{security_posted(permit):.2f}"
 
     def _lapsed(self, permit):
-        return rules.approval_lapsed(permit.status, permit.review_level, permit.number)
+        return rules.approval_lapsed(permit.status, permit.review_level_today, permit.number)
 
     def _blocked(self, permit):
         if permit.status not in ("approved", "issued"):
