@@ -102,6 +102,16 @@ class Config:
             raise RuntimeError("JWT_SECRET_KEY must be set outside development and tests")
         if not self.SECRET_KEY:
             raise RuntimeError("SECRET_KEY must be set outside development and tests")
+        self.check_settings()
+
+    def check_settings(self) -> None:
+        """Settings read only when a record needs them are checked at start, so a typo stops the
+        app instead of failing the first cost statement."""
+        from .enforcement.rules import parse_rates
+        try:
+            parse_rates(self.COST_INTEREST_RATES)
+        except ValueError as exc:
+            raise RuntimeError(f"COST_INTEREST_RATES: {exc}") from None
 
 
 class DevelopmentConfig(Config):
@@ -113,7 +123,7 @@ class DevelopmentConfig(Config):
         self.JWT_SECRET_KEY = self.JWT_SECRET_KEY or secrets.token_hex(32)
 
     def check(self) -> None:  # development may run with generated keys
-        return None
+        self.check_settings()
 
 
 class TestConfig(DevelopmentConfig):

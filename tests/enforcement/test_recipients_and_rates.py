@@ -105,3 +105,10 @@ def test_statement_uses_the_configured_rates(app, client, cast, two_notices, mon
     assert (s["interest"], s["interest_rate"]) == ("17.51", "0.0730")
     assert s["interest_rates"] == [{"effective_from": "1900-01-01", "rate": "0.14"},
                                    {"effective_from": "2026-07-14", "rate": "0.0730"}]
+
+
+def test_a_malformed_rate_setting_stops_the_app_at_start():
+    from inspect_api import create_app
+    from inspect_api.config import TestConfig
+    with pytest.raises(RuntimeError, match="COST_INTEREST_RATES"):
+        create_app(TestConfig(SQLALCHEMY_DATABASE_URI="sqlite://", COST_INTEREST_RATES="2027-01-01=14%"))
