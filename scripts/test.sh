@@ -20,6 +20,11 @@ fi
 skipped=()
 status=0
 
+# axe-core for the browser tests' accessibility checks (npm package; the app never serves it).
+if [ ! -f node_modules/axe-core/axe.min.js ] && command -v npm >/dev/null; then
+  npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error || true
+fi
+
 # The field app's pure modules under Node's own test runner (built-in: nothing to install). First, so
 # the pytest summaries stay the last lines printed.
 if command -v node >/dev/null 2>&1; then
@@ -58,6 +63,9 @@ else
   skipped+=("PostgreSQL suite: no server reachable (set TEST_DATABASE_URL=postgresql://user@host:port/db to run it)")
 fi
 [ -x /usr/bin/chromium ] || skipped+=("browser suite: /usr/bin/chromium not installed (Debian package 'chromium')")
+[ -x /usr/bin/WebKitWebDriver ] || skipped+=("WebKit suite (tests/webkit): /usr/bin/WebKitWebDriver not installed (Debian package 'webkit2gtk-driver')")
+command -v Xvfb >/dev/null || skipped+=("WebKit suite (tests/webkit): Xvfb not installed (Debian package 'xvfb')")
+.venv/bin/python -c "import selenium" 2>/dev/null || skipped+=("WebKit suite (tests/webkit): the selenium package is missing (pip install -e '.[test]')")
 
 echo
 if [ ${#skipped[@]} -gt 0 ]; then

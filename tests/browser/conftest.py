@@ -115,7 +115,8 @@ def new_context(browser, request):
 SIZES = {"tablet": TABLET_LANDSCAPE, "tablet-portrait": TABLET_PORTRAIT, "phone": PHONE}
 # Screenshots the README shows; copied into docs/ when UPDATE_DOCS_SCREENSHOTS=1 (kept out of normal
 # runs so the committed pictures change only when someone means to change them).
-PUBLISHED = {"inspector-checklist-tablet": "inspector-tablet.png", "applicant-application-phone": "phone-application.png"}
+PUBLISHED = {"inspector-checklist-tablet": "inspector-tablet.png", "applicant-application-phone": "phone-application.png",
+             "supervisor-deciding-application-tablet": "supervisor-application.png"}
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from tests.factories import PASSWORD
 
@@ -79,3 +80,98 @@ def outbox_items(page) -> list[dict]:
         };
         open.onerror = () => reject(open.error);
     })""")
+
+
+AXE_SOURCE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+# Serious and critical violations fail; moderate and minor ones are reported in the message only.
+BLOCKING = ("serious", "critical")
+
+
+def axe_violations(page) -> list[dict]:
+    """Runs axe-core (npm package, from node_modules; the app never serves it) in the page and returns
+    its violations. Loaded through the DevTools protocol, so the app's Content-Security-Policy, which
+    forbids inline and foreign scripts, stays as it is."""
+    if not AXE_SOURCE.exists():
+        import pytest
+        pytest.fail(f"{AXE_SOURCE} is missing: run `npm install` in the checkout (package.json lists axe-core)")
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(f"() => {{ {AXE_SOURCE.read_text()}\n; window.axe = window.axe || axe; }}")
+    return page.evaluate("""async () => {
+        const result = await window.axe.run(document, { resultTypes: ["violations"] });
+        return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+    }""")
+
+
+def assert_accessible(page, where: str) -> None:
+    found = axe_violations(page)
+    blocking = [v for v in found if v["impact"] in BLOCKING]
+    assert blocking == [], f"{where}: axe-core found {blocking}"
+
+
+# Controls smaller than this fail (WCAG 2.5.5 target size, gloved hands in the field).
+TAP = 44
+
+
+def undersized_controls(page) -> list[str]:
+    """Visible controls in the page whose box is under 44x44 CSS px. Links inside running text are
+    exempt (WCAG's inline exception); a checkbox counts by the label that wraps it."""
+    return page.evaluate("""(tap) => {
+        const out = [];
+        const visible = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+            return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && !el.closest('[hidden]'); };
+        const sel = 'button, a.button, a.row, a.back, .nav a, summary, select, textarea, '
+            + 'input:not([type=checkbox]):not([type=radio]):not([type=file]):not([type=hidden]), label.check, .file-button';
+        for (const el of document.querySelectorAll(sel)) {
+            if (!visible(el) || el.closest('dialog:not([open])')) continue;
+            const r = el.getBoundingClientRect();
+            if (r.width + 0.5 < tap || r.height + 0.5 < tap)
+                out.push(`${el.tagName.toLowerCase()}${el.className ? '.' + el.className.replace(/ /g, '.') : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+        }
+        return out;
+    }""", TAP)
+
+
+def small_text(page) -> list[str]:
+    """Text under 16 px for body copy, or under 14 px for secondary text (hints, chips, small print)."""
+    return page.evaluate("""() => {
+        const out = [];
+        const secondary = '.hint, small, .chip, .muted, th, .count, .photo p, .syncbar *, figure *';
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        const seen = new Set();
+        while (walker.nextNode()) {
+            const el = walker.currentNode.parentElement;
+            if (!el || seen.has(el) || !walker.currentNode.textContent.trim()) continue;
+            seen.add(el);
+            const r = el.getBoundingClientRect();
+            if (!r.width || !r.height || el.closest('[hidden], dialog:not([open]), .word, .sr-word, svg')) continue;
+            const size = parseFloat(getComputedStyle(el).fontSize);
+            const min = el.closest(secondary) ? 14 : 16;
+            if (size + 0.01 < min) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${size}px < ${min}px`);
+        }
+        return out;
+    }""")
+
+
+def sideways_scroll(page) -> list[str]:
+    """The elements that stick out past the right edge of the screen (the page would scroll sideways);
+    empty when nothing does."""
+    return page.evaluate("""() => {
+        const width = document.documentElement.clientWidth;
+        if (document.documentElement.scrollWidth <= width) return [];
+        const out = [];
+        for (const el of document.body.querySelectorAll('*')) {
+            const r = el.getBoundingClientRect();
+            if (r.right > width + 0.5 && r.width > 0) out.push(`${el.tagName.toLowerCase()}.${el.className} right=${Math.round(r.right)}`);
+        }
+        return out.slice(0, 10);
+    }""")
+
+
+def confirm(page, expect: str) -> None:
+    """Answers the app's confirmation dialog after checking it says what will happen."""
+    dialog = page.locator("dialog.confirm[open]")
+    dialog.wait_for()
+    assert expect in dialog.inner_text(), dialog.inner_text()
+    dialog.locator("[data-confirm=yes]").click()
+    dialog.wait_for(state="detached")

@@ -6,8 +6,9 @@ from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
 from tests.closeout.conftest import Closeout
 
-from .conftest import TABLET_LANDSCAPE
-from .helpers import release_db, sign_in
+from . import api_seed
+from .conftest import TABLET_LANDSCAPE, camera_jpeg
+from .helpers import assert_accessible, confirm, release_db, sign_in
 
 
 def _seed(factory, client):
@@ -15,7 +16,8 @@ def _seed(factory, client):
     supervisor, sup = factory.as_role("supervisor")
     applicant, app_headers = factory.as_role("applicant")
     admin = closeout.permit("admin", status="work_complete", applicant=applicant)
-    notice = closeout.notice(admin, app_headers)
+    photo = api_seed.photo(client, app_headers, admin.id, camera_jpeg(41.6376, -70.9036, seed=5))
+    notice = closeout.notice(admin, app_headers, photo_ids=[photo["id"]])
     assert notice.status_code == 201, notice.get_json()
     ldp = closeout.permit("permit", status="issued", applicant=applicant)
     phase = closeout.phase(ldp, 1, in_compliance=True)
@@ -47,7 +49,14 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     assert "Give the reasons" in card.inner_text()
     card.get_by_role("button", name="Accept").click()
     page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
+    # The notice's photo is on the card that accepted it.
+    page.locator(f"[data-closeout='{notice_id}'] figure.photo img[src^='blob:']").first.wait_for()
+    # Accepted with no certificate: the permit is listed under Deadlines until the certificate is issued.
+    page.goto(f"{live_server.url}/#/deadlines")
+    page.click(f"a.row[data-certificate-due='{admin_id}']")
+    page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
     page.get_by_role("button", name="Issue certificate of completion").click()
+    confirm(page, "closes the permit")
     page.locator("a.button[data-certificate][href^='blob:']").wait_for()
     screenshot(page, "supervisor-closeout-certificate")
     certificate = client.get(f"/api/v1/permits/{admin_id}/certificate", headers=sup)
@@ -60,7 +69,9 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     page.goto(f"{live_server.url}/#/deadlines")
     page.click(f"a.row[data-deadline='{bond_id}']")
     bond = page.locator(f"[data-bond='{bond_id}']")
+    assert "$10,000.00" in bond.inner_text() and "$3,000.00" in bond.inner_text()
     bond.get_by_role("button", name="Release phase 1").click()
+    confirm(page, "$3,000.00")
     page.locator(f"[data-bond='{bond_id}'] .chip.good:has-text('Released')").wait_for()
     after = client.get(f"/api/v1/bonds/{bond_id}", headers=sup).get_json()
     release_db()
@@ -68,6 +79,7 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
 
     # Full release before a certificate: the server's reason is shown in plain words.
     page.locator(f"[data-bond='{bond_id}']").get_by_role("button", name="Full release").click()
+    confirm(page, "$7,000.00")
     page.locator("main .banner.error").wait_for()
     assert page.locator("main .banner.error").inner_text().strip() != ""
 
@@ -77,12 +89,14 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     page.get_by_label("Install or maintain controls").check()
     page.get_by_label("Requirement").fill("Replace the silt fence along the north property line.")
     page.get_by_role("button", name="Issue order").click()
+    confirm(page, "cannot be withdrawn")
     page.locator("[data-order]").wait_for()
     orders = client.get(f"/api/v1/orders?permit_id={ldp_id}", headers=sup).get_json()
     release_db()
     assert len(orders) == 1 and orders[0]["kinds"] == ["controls"]
     assert orders[0]["requirements"][0]["text"] == "Replace the silt fence along the north property line."
     assert orders[0]["number"] and orders[0]["number"] in page.inner_text("main")
+    assert_accessible(page, "close-out with bond and order")
     screenshot(page, "supervisor-closeout-bond-order")
 
 
@@ -95,3 +109,43 @@ def test_closeout_needs_a_connection(live_server, new_context, factory, client):
     page.evaluate(f"() => {{ location.hash = '#/closeout/{admin_id}'; }}")
     page.locator("main .banner.warn:has-text('need a connection')").wait_for()
     context.set_offline(False)
+
+
+def test_bond_phase_recorded_complete_then_released(live_server, new_context, factory, client, screenshot):
+    """R-D2 from the app alone: a pending phase is recorded complete in compliance, then released."""
+    closeout = Closeout(factory, client)
+    supervisor, sup = factory.as_role("supervisor")
+    ldp = closeout.permit("permit", status="active")
+    phase = closeout.phase(ldp, 1)  # pending: only recording it complete makes "Release phase 1" appear
+    bond = client.post("/api/v1/bonds", headers=sup, json={"permit_id": ldp.id, "form": "cash", "amount": "30000.00",
+                                                           "reference": "CASH-77", "phases": [{"phase_id": phase.id, "amount": "12500.00"}]})
+    assert bond.status_code == 201, bond.get_json()
+    bond_id, permit_id, email, phase_id = bond.get_json()["id"], ldp.id, supervisor.email, phase.id
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, email)
+    page.goto(f"{live_server.url}/#/site/{permit_id}")
+    page.locator("[data-test=office-links] a:has-text('Close-out')").click()
+    card = page.locator(f"[data-bond='{bond_id}']")
+    card.wait_for()
+    assert "$30,000.00" in card.inner_text() and "Not complete" in card.inner_text()
+    assert card.get_by_role("button", name="Release phase 1").count() == 0
+    card.get_by_role("button", name="Record phase 1 complete").click()
+    card = page.locator(f"[data-bond='{bond_id}']")
+    card.get_by_role("button", name="Release phase 1").wait_for()
+    stored = client.get(f"/api/v1/permits/{permit_id}/phases/{phase_id}", headers=sup).get_json()
+    release_db()
+    assert stored["status"] == "complete" and stored["completed_in_compliance"] is True
+    # Cancelling the confirmation releases nothing.
+    card.get_by_role("button", name="Release phase 1").click()
+    page.locator("dialog.confirm[open] [data-confirm=no]").click()
+    assert client.get(f"/api/v1/bonds/{bond_id}", headers=sup).get_json()["released_amount"] == "0.00"
+    release_db()
+    card.get_by_role("button", name="Release phase 1").click()
+    confirm(page, "$12,500.00")
+    page.locator(f"[data-bond='{bond_id}'] .chip.good:has-text('Released')").wait_for()
+    after = client.get(f"/api/v1/bonds/{bond_id}", headers=sup).get_json()
+    release_db()
+    assert after["released_amount"] == "12500.00" and after["remaining_amount"] == "17500.00"
+    assert_accessible(page, "bond after phase release")
+    screenshot(page, "supervisor-bond-phase", sizes=("phone", "tablet"))

@@ -42,7 +42,7 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     assert "Say what to change" in page.inner_text("main")
     page.get_by_label("Comments for the inspector").fill("Add a photo of the repaired wattle before resubmitting.")
     page.get_by_role("button", name="Return with comments").click()
-    page.locator("h1:has-text('Review queue')").wait_for()
+    page.locator("h1:has-text('Inspections to review')").wait_for()
     wait_synced(page)
     after = client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()
     release_db()

@@ -49,6 +49,9 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/review.js",
   "/static/pwa/js/screens/review_detail.js",
   "/static/pwa/js/screens/closeout.js",
+  "/static/pwa/js/screens/applications.js",
+  "/static/pwa/js/screens/register.js",
+  "/static/pwa/js/screens/applicant_office.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
 ];

@@ -6,7 +6,7 @@ import { h, mount } from "./dom.js";
 import { registerServiceWorker } from "./swclient.js";
 import { fallback, go, route, start, currentPath } from "./router.js";
 import { homePath, renderNav, watchNav } from "./ui/nav.js";
-import { setStorageNote, startSyncBar } from "./ui/syncbar.js";
+import { setStorageNote, startSyncBar, STORAGE_AT_RISK } from "./ui/syncbar.js";
 import { refreshCounts, syncNow, syncState } from "./sync.js";
 import { startWatching } from "./geo.js";
 import { loginScreen } from "./screens/login.js";
@@ -17,6 +17,7 @@ import { entryScreen } from "./screens/entry.js";
 import { inspectionScreen, startInspectionScreen } from "./screens/inspection.js";
 import { sampleScreen } from "./screens/sample.js";
 import { applicantScreen, permitScreen } from "./screens/applicant.js";
+import { finalReportScreen } from "./screens/applicant_office.js";
 import { applicationScreen } from "./screens/application.js";
 import { completionScreen } from "./screens/completion.js";
 import { requestsScreen } from "./screens/requests.js";
@@ -24,6 +25,8 @@ import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
+import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
+import { registerScreen } from "./screens/register.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -47,6 +50,7 @@ function guarded(screen, roles) {
 function routes() {
   const field = ["inspector", "supervisor"];
   route("/login", loginScreen);
+  route("/register", registerScreen);
   route("/", async () => { go(homePath()); });
   route("/sites", guarded(sitesScreen, field));
   route("/day", guarded(dayScreen, field));
@@ -58,11 +62,14 @@ function routes() {
   route("/permits", guarded(applicantScreen, ["applicant"]));
   route("/permit/:id", guarded(permitScreen, ["applicant"]));
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
+  route("/permit/:id/final-report", guarded(finalReportScreen, ["applicant"]));
   route("/permit/:id/requests", guarded(requestsScreen, ["applicant"]));
   route("/apply", guarded(applicationScreen, ["applicant"]));
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
   route("/review/:id", guarded(reviewDetailScreen, ["supervisor"]));
+  route("/applications", guarded(applicationsScreen, ["supervisor"]));
+  route("/application/:id", guarded(applicationDetailScreen, ["supervisor"]));
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
@@ -79,7 +86,7 @@ async function requestPersistence() {
   let persisted = await navigator.storage.persisted();
   if (!persisted) persisted = await navigator.storage.persist();
   await meta.set("storage_persisted", persisted);
-  setStorageNote(persisted ? "Storage kept" : "Storage not guaranteed");
+  setStorageNote(persisted ? "Storage kept" : STORAGE_AT_RISK);
 }
 
 function syncTriggers() {

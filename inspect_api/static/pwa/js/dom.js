@@ -109,6 +109,30 @@ export function fromLocalInput(value) {
   return value ? new Date(value).toISOString() : null;
 }
 
+// Money as the Town writes it: $30,000.00. The API sends amounts as decimal strings.
+const moneyFmt = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2 });
+export function money(value) {
+  if (value === null || value === undefined || value === "") return "—";
+  const n = Number(value);
+  return Number.isFinite(n) ? moneyFmt.format(n) : String(value);
+}
+
+// Asks once, in words, before something that cannot be undone. Resolves true when confirmed.
+// A <dialog> (not window.confirm) so the text is readable, large and testable in every engine.
+export function confirmAction({ title, body, confirm, danger = false }) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog.confirm", { "aria-labelledby": "confirm-title" });
+    const done = (answer) => { dialog.close(); dialog.remove(); resolve(answer); };
+    mount(dialog, h("h2", { id: "confirm-title" }, title), (Array.isArray(body) ? body : [body]).map((p) => h("p", p)),
+      h("div.actions",
+        h(`button.${danger ? "danger.solid" : "primary"}`, { type: "button", dataset: { confirm: "yes" }, onclick: () => done(true) }, confirm),
+        h("button", { type: "button", dataset: { confirm: "no" }, onclick: () => done(false) }, "Cancel")));
+    dialog.addEventListener("cancel", (e) => { e.preventDefault(); done(false); });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
 export function label(key) {
   return String(key || "").replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
 }

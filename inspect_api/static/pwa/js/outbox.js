@@ -79,8 +79,11 @@ export async function queuePhoto(bytes, meta) {
   const user = currentUser();
   const sha256 = meta.sha256 || (await sha256Hex(bytes));
   const id = meta.id || uuid();
+  // A held photo belongs to a form not saved yet (a completion notice): it is not sent until the
+  // form is saved (releasePhotos), and goes with the form when the form is cancelled (dropPhotos).
   const item = { ...meta, kind: "photo", user_id: user.id, entity: "photo", id, size: bytes.byteLength, sha256,
-    state: "pending", created_at: nowIso() };
+    state: meta.held ? "held" : "pending", created_at: nowIso() };
+  delete item.held;
   item.seq = await tx(["outbox", "photo_bytes"], "readwrite", async (s, done) => {
     await done(s.photo_bytes.put({ id, bytes, type: meta.content_type }));
     return done(s.outbox.add(item));
@@ -93,6 +96,21 @@ export async function queuePhoto(bytes, meta) {
   }
   changed();
   return item;
+}
+
+async function heldPhotos(filter) {
+  return (await items()).filter((i) => i.kind === "photo" && i.state === "held" && filter(i));
+}
+
+// The form was saved: its photos may now be sent.
+export async function releasePhotos(ids) {
+  for (const item of await heldPhotos((i) => ids.includes(i.id))) await put("outbox", { ...item, state: "pending" });
+  changed();
+}
+
+// The form was cancelled (or left unsaved): its photos and their bytes leave the device.
+export async function dropPhotos(filter) {
+  for (const item of await heldPhotos(filter)) await removeItem(item.seq);
 }
 
 // The bytes of a photo still on the device, or null once it has been uploaded.

@@ -21,9 +21,15 @@ export function currentPath() {
   return location.hash.replace(/^#/, "") || "/";
 }
 
+// Each render gets its own view element inside <main>. A screen still loading when the user moves
+// on keeps drawing into its own, now detached, view and can no longer cover the new screen (a slow
+// close-out load used to overwrite the application opened after it).
 export async function render() {
   const path = currentPath();
-  const main = document.getElementById("main");
+  const host = document.getElementById("main");
+  const main = document.createElement("div");
+  main.className = "view";
+  host.replaceChildren(main);
   if (current && current.cleanup) current.cleanup();
   current = null;
   for (const r of routes) {
@@ -32,8 +38,9 @@ export async function render() {
     const params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
     current = { path };
     const cleanup = await r.screen(main, params);
-    if (current && current.path === path) current.cleanup = typeof cleanup === "function" ? cleanup : null;
-    focusMain(main);
+    if (current && current.path === path && main.isConnected) current.cleanup = typeof cleanup === "function" ? cleanup : null;
+    else if (typeof cleanup === "function") cleanup();  // the user already moved on: stop this screen's listeners
+    if (main.isConnected) focusMain(host);
     document.dispatchEvent(new CustomEvent("routechange", { detail: { path } }));
     return;
   }

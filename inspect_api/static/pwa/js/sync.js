@@ -119,7 +119,9 @@ async function applyResult(item, result) {
     await settleRecord(item.entity, item.id, result.server_record || result.record, result.version);
   } else if (outcome === "conflict" || outcome === "rejected") {
     await outbox.saveItem({ ...item, state: outcome, error: result.error || outcome, message: result.message || defaultMessage(outcome), errors: result.errors || null,
-      server_record: result.server_record || null, conflict_id: result.conflict_id || null, answered_at: new Date().toISOString() });
+      server_record: result.server_record || null, conflict_id: result.conflict_id || null, answered_at: new Date().toISOString(),
+      // Who and what (conflict API): the differing fields side by side, the author and device of the server's side.
+      differences: result.differences || null, server_author: result.raised_by || null, server_device: result.device || null });
   }
 }
 

@@ -7,6 +7,8 @@ import { appVersion, workerVersion } from "../swclient.js";
 import * as outbox from "../outbox.js";
 import { go } from "../router.js";
 
+const ROLE_TEXT = { inspector: "Inspector", supervisor: "Supervisor", applicant: "Applicant", admin: "Administrator" };
+
 export async function accountScreen(main) {
   const user = currentUser();
   const persisted = await meta.get("storage_persisted");
@@ -21,7 +23,7 @@ export async function accountScreen(main) {
         h("dl.kv",
           h("dt", "Name"), h("dd", user.name || "—"),
           h("dt", "E-mail"), h("dd", user.email),
-          h("dt", "Role"), h("dd", user.role),
+          h("dt", "Role"), h("dd", ROLE_TEXT[user.role] || user.role),
           h("dt", "Device id"), h("dd", await deviceId())),
         user.expired ? h("div.banner.warn", "Your sign-in has ended. ", h("a", { href: "#/login" }, "Sign in again"), ".") : null,
         h("div.actions", h("button.danger", { type: "button", onclick: () => askLogout(confirmBox) }, "Sign out")),
@@ -35,6 +37,11 @@ export async function accountScreen(main) {
             : persisted === false ? "Not guaranteed: the browser may clear it when space runs low" : "Decided by the browser"),
           estimate ? h("dt", "Used") : null,
           estimate ? h("dd", `${(estimate.usage / 1e6).toFixed(1)} MB of ${(estimate.quota / 1e9).toFixed(1)} GB`) : null),
+        persisted === false ? h("div.banner.warn", { "data-test": "storage-explained" },
+          h("p", "This browser has not promised to keep the app's data. If the device runs low on space, or the app is not opened for a long time, "
+            + "the browser may delete work that has not been sent yet."),
+          h("p", "What to do: sync whenever you have a connection (the bar at the top says what waits to be sent), "
+            + "and install the app to the home screen: installed apps are kept.")) : null,
         h("p.hint", "Install the app from the browser menu (“Install app” or “Add to Home Screen”) to open it like any other app."))));
 }
 

@@ -1,6 +1,9 @@
 // Applicant: my permits with their status and what is due next, and one permit in detail with the
 // moves the applicant makes (submit, work started, work complete) and its close-out.
-import { h, mount, label, fmtDate, localDate } from "../dom.js";
+import { h, mount, label, fmtDate, localDate, confirmAction } from "../dom.js";
+import { documentsSection, exemptionsSection, townAsksSection, ORDER_WORDS } from "./applicant_office.js";
+import { missingDocuments } from "./applications.js";
+import { DOCUMENT_KINDS } from "./applications.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
@@ -14,7 +17,12 @@ export function dueItems(permit, notices, findings, orders) {
   const due = [];
   const level = permit.review_level;
   const s = permit.status;
-  if (s === "draft") due.push({ text: level === "not_covered" ? "Nothing to file: the bylaw does not cover this project." : "Submit the application for review." });
+  if (s === "draft") {
+    const missing = missingDocuments(permit);
+    if (level === "not_covered") due.push({ text: "Nothing to file: the bylaw does not cover this project." });
+    else if (missing.length) due.push({ text: `Attach the ${missing.map((k) => DOCUMENT_KINDS[k]).join(" and the ")}, then submit the application.` });
+    else due.push({ text: "Submit the application for review." });
+  }
   if (s === "submitted" || s === "under_review") due.push({ text: "Wait for the Stormwater Authority's decision." });
   if (s === "approved" || s === "issued") due.push({ text: "Tell the office when work starts." });
   if ((s === "active" || s === "work_complete") && level === "administrative_review") {
@@ -28,7 +36,7 @@ export function dueItems(permit, notices, findings, orders) {
   }
   for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: f.overdue });
   for (const o of orders.filter((x) => ["open", "overdue"].includes(x.status))) {
-    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map(label).join(", ") || "comply"}`, on: o.deadline, late: o.status === "overdue" });
+    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: o.status === "overdue" });
   }
   return due;
 }
@@ -40,9 +48,10 @@ function dueList(items) {
 }
 
 async function related(permitId) {
-  const [notices, findings, orders] = await Promise.all([
-    store.recordsFor("completion_notice", permitId), store.recordsFor("finding", permitId), store.recordsFor("order", permitId)]);
-  return { notices, findings, orders };
+  const [notices, findings, orders, costs] = await Promise.all([
+    store.recordsFor("completion_notice", permitId), store.recordsFor("finding", permitId), store.recordsFor("order", permitId),
+    store.recordsFor("cost_notice", permitId)]);
+  return { notices, findings, orders, costs };
 }
 
 export async function applicantScreen(main) {
@@ -64,9 +73,22 @@ export async function applicantScreen(main) {
   return onSynced(draw);
 }
 
+// Moves the applicant makes. Starting and completing work are declarations to the Town that set
+// dates and deadlines, so the app asks once and says what follows.
+const ASK = {
+  active: { title: "Tell the Town that work has started?", confirm: "Work has started",
+    body: ["The permit becomes active from today: inspections may happen without notice, and the erosion controls must be in place and kept working.",
+      "This cannot be taken back in the app."] },
+  work_complete: { title: "Tell the Town that the work is complete?", confirm: "Work is complete",
+    body: ["The completion date is set to today. Then send the completion notice with photos (administrative review) or, within two years, the final report (permit).",
+      "This cannot be taken back in the app."] },
+};
+
 function move(permit, to, text, extra = {}) {
   return h("button.primary", { type: "button", onclick: async (event) => {
-    event.target.disabled = true;
+    const button = event.currentTarget;
+    if (ASK[to] && !(await confirmAction(ASK[to]))) return;
+    button.disabled = true;
     await store.saveLocal("permit", { ...permit, status: to });
     await outbox.queueCall("permit", permit.id, "POST", `/api/v1/permits/${permit.id}/transitions`, { to, ...extra }, text,
       { path: `/api/v1/permits/${permit.id}`, field: "status", values: [to] });
@@ -83,7 +105,10 @@ export async function permitScreen(main, { id }) {
     const site = permit.site || {};
     const notice = r.notices[0];
     const moves = [];
-    if (permit.status === "draft" && permit.review_level !== "not_covered") moves.push(move(permit, "submitted", "Submit for review"));
+    const missing = missingDocuments(permit);
+    if (permit.status === "draft" && permit.review_level !== "not_covered") {
+      moves.push(missing.length ? h("button.primary", { type: "button", disabled: true, "aria-describedby": "submit-needs" }, "Submit for review") : move(permit, "submitted", "Submit for review"));
+    }
     const mayStart = (permit.status === "approved" || permit.status === "issued") && !permit.commencement_blocked;
     if (mayStart) moves.push(move(permit, "active", "Work has started", { on: localDate() }));
     if (permit.status === "active") moves.push(move(permit, "work_complete", "Work is complete", { on: localDate() }));
@@ -93,7 +118,7 @@ export async function permitScreen(main, { id }) {
     }
     const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
     mount(main,
-      h("p", h("a", { href: "#/permits" }, "← My permits")),
+      h("p", h("a.back", { href: "#/permits" }, "← My permits")),
       h("div.split", h("h1", site.address || "Application"), h("span", statusChip(permit.status), " ", pendingChip(permit))),
       ceaseWarning(permit),
       commencementNotice(permit),
@@ -102,7 +127,9 @@ export async function permitScreen(main, { id }) {
           h("h2", permit.number || "Application"),
           h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
           h("p", det.explanation || ""), det.rules ? h("p.hint", `Rules: ${det.rules.join(", ")}`) : null,
-          moves.length ? h("div.actions", moves) : null),
+          moves.length ? h("div.actions", moves) : null,
+          permit.status === "draft" && permit.review_level !== "not_covered" && missing.length
+            ? h("p.banner.warn", { id: "submit-needs", "data-test": "submit-needs" }, `Before you can submit: attach the ${missing.map((k) => DOCUMENT_KINDS[k]).join(" and the ")} (${LEVEL_TEXT[permit.review_level]}).`) : null),
         h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders)))),
       closeout ? h("section.card", h("h2", "Completion notice"),
         notice ? h("p", statusChip(notice.status), " ", pendingChip(notice), ` ${notice.photo_ids.length} photo(s); sent ${fmtDate(notice.submitted_at || notice.device_created_at)}.`)
@@ -110,8 +137,12 @@ export async function permitScreen(main, { id }) {
         notice && notice.review && notice.review.reasons ? h("div.banner.warn", "Returned: ", notice.review.reasons) : null,
         !notice || notice.status === "returned" ? h("a.button.primary", { href: `#/permit/${id}/completion` }, notice ? "Correct the notice" : "Send completion notice") : null) : null,
       permit.review_level === "land_disturbance_permit" && permit.status === "work_complete"
-        ? h("section.card", h("h2", "Final report"), h("p", "The final report (as-built plan stamped by a PLS and PE, certification, O&M records) is filed with its documents at the Town office or through the API."))
+        ? h("section.card", h("h2", "Final report"), h("p", "The as-built plan stamped by a land surveyor and an engineer, the certification of compliance, the controls on site and the O&M records (R-F2)."),
+          h("div.actions", h("a.button.primary", { href: `#/permit/${id}/final-report` }, "Final report")))
         : null,
+      townAsksSection(r),
+      permit.review_level !== "not_covered" ? documentsSection(permit, draw) : null,
+      permit.review_level !== "not_covered" || (permit.exemptions || []).length ? exemptionsSection(permit, draw) : null,
       partiesCard(permit),
       (permit.conditions || []).length ? h("section.card", h("h2", "Conditions"), h("ol", permit.conditions.map((c) => h("li", c.text)))) : null);
   };

@@ -111,7 +111,7 @@ export async function applicationScreen(main, { id } = {}) {
   }
 
   const locate = h("button.small", { type: "button", onclick: () => { const p = bestFix(); if (p) { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); } } }, "Use my location");
-  mount(main, h("p", h("a", { href: "#/permits" }, "← My permits")), h("h1", existing ? "Edit application" : "New application"),
+  mount(main, h("p", h("a.back", { href: "#/permits" }, "← My permits")), h("h1", existing ? "Edit application" : "New application"),
     h("div.grid.wide-left",
       h("form.card", { onsubmit: save, novalidate: true },
         h("h2", "Site"), field("Address", f.address), h("div.fields.cols3", field("Parcel id", f.parcel), field("Latitude", f.lat), field("Longitude", f.lon)), locate,
@@ -126,7 +126,7 @@ export async function applicationScreen(main, { id } = {}) {
         h("p", "Part 3 of the bylaw covers land disturbance of 5,000 sq ft or more that drains to the Town's storm drains or to waters of the Commonwealth."),
         h("ul", h("li", "5,000 to 20,000 sq ft: administrative land disturbance review."), h("li", "More than 20,000 sq ft: land disturbance permit."),
           h("li", "A land use with higher potential pollutant loads: land disturbance permit at any size.")),
-        h("p.hint", "Exemptions (bylaw §B) are claimed after the application is saved.")))));
+        h("p.hint", "Documents (the ESC plan; for a permit also the O&M plan) and exemption claims (bylaw §B) are added on the application's page once it is saved.")))));
   update();
   return () => clearTimeout(serverTimer);
 }

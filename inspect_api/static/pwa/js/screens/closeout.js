@@ -1,7 +1,9 @@
 // Supervisor: deadlines and permit close-out (completion notice or final report, certificate of
 // completion, bond releases, orders). These are office decisions taken against the server's current
 // records, so they are made online only; nothing here goes through the outbox.
-import { h, mount, field, banner, label, fmtDate, localDate, uuid } from "../dom.js";
+import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confirmAction } from "../dom.js";
+import { thumb } from "../ui/photos.js";
+import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
@@ -14,6 +16,23 @@ const KINDS = {
 const ORDER_KINDS = [["cease_and_desist", "Cease and desist"], ["controls", "Install or maintain controls"],
   ["monitoring", "Monitoring"], ["remediation", "Remediation"]];
 const DAYS_AHEAD = 30;
+
+// The deadline list's summaries carry record codes ("deficiency (moderate): …", "ORD-2026-0001
+// (controls): …", "2026-05-04"); the supervisor reads words and the Town's dates.
+const ISO_DAY = /\b(\d{4}-\d{2}-\d{2})\b/g;
+export function deadlineWords(d) {
+  let text = String(d.summary || "");
+  const finding = /^([a-z_ ]+) \((\w+)\): (.*)$/s.exec(text);
+  const order = /^([A-Z]+-\d{4}-\d+) \(([a-z_, ]+)\): (.*)$/s.exec(text);
+  if (d.kind === "finding_due" && finding) {
+    text = `${label(finding[2])} ${finding[1].replaceAll("_", " ")}: ${finding[3]}`;
+  } else if (d.kind === "order_due" && order) {
+    const kinds = order[2].split(",").map((k) => k.trim().replaceAll(" ", "_"))
+      .map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1].toLowerCase());
+    text = `Order ${order[1]} (${kinds.join(", ")}): ${order[3]}`;
+  }
+  return text.replace(ISO_DAY, (m) => fmtDate(m));
+}
 
 function offlineView(main, title) {
   mount(main, h("h1", title), banner("warn", NEEDS_CONNECTION));
@@ -28,17 +47,22 @@ function plusDays(days) {
 export async function deadlinesScreen(main) {
   if (!navigator.onLine) { offlineView(main, "Deadlines"); return; }
   mount(main, h("h1", "Deadlines"), h("p.loading", "Loading…"));
-  let due, notices, reports;
+  let due, notices, reports, accepted, certificates;
   try {
-    [due, notices, reports] = await Promise.all([
+    [due, notices, reports, accepted, certificates] = await Promise.all([
       api(`/api/v1/deadlines?before=${plusDays(DAYS_AHEAD)}`),
       listAll("/api/v1/completion-notices?status=submitted"),
-      listAll("/api/v1/final-reports")]);
+      listAll("/api/v1/final-reports"),
+      listAll("/api/v1/completion-notices?status=accepted"),
+      api("/api/v1/certificates")]);
   } catch (err) {
     if (err.offline) { offlineView(main, "Deadlines"); return; }
     mount(main, h("h1", "Deadlines"), banner("error", plain(err)));
     return;
   }
+  // Accepted close-out with no certificate yet: the permit waits for the supervisor (R-F3).
+  const certified = new Set(certificates.map((c) => c.permit_id));
+  const toCertify = [...accepted, ...reports.filter((r) => r.status === "accepted")].filter((r) => !certified.has(r.permit_id));
   const waiting = [...notices.map((n) => [n, "Completion notice"]),
     ...reports.filter((r) => r.status === "submitted").map((r) => [r, "Final report"])];
   mount(main, h("h1", "Deadlines"),
@@ -47,8 +71,12 @@ export async function deadlinesScreen(main) {
       h("li", h("a.row", { href: `#/closeout/${rec.permit_id}`, dataset: { submission: rec.id } },
         h("span.title", what, h("small", `Submitted ${fmtDate(rec.submitted_at)}`)),
         h("span.meta", h("span.chip.info", "Waiting for a decision"))))))) : null,
+    toCertify.length ? h("section.card", h("h2", "Certificates to issue"), h("ul.plain", toCertify.map((rec) =>
+      h("li", h("a.row", { href: `#/closeout/${rec.permit_id}`, dataset: { certificateDue: rec.permit_id } },
+        h("span.title", rec.photo_ids ? "Completion notice accepted" : "Final report accepted", h("small", `Accepted ${fmtDate((rec.review || {}).reviewed_at)}`)),
+        h("span.meta", h("span.chip.warn", "No certificate yet"))))))) : null,
     due.length ? h("ul.plain.card", due.map((d) => h("li", h("a.row", { href: `#/closeout/${d.permit_id}`, dataset: { deadline: d.record_id } },
-      h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", d.summary)),
+      h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", deadlineWords(d))),
       h("span.meta", d.overdue ? h("span.chip.bad", `Overdue since ${fmtDate(d.due_on)}`) : h("span.chip.warn", `${d.kind === "bond_phase_release" ? "Waiting since" : "Due"} ${fmtDate(d.due_on)}`))))))
       : h("p.card.muted", `Nothing is due in the next ${DAYS_AHEAD} days.`));
 }
@@ -78,7 +106,29 @@ function action(message, redraw) {
   };
 }
 
-function submissionCard(rec, what, path, run) {
+// What the supervisor decides on: the notice's photos, the report's documents (fetched with the
+// sign-in token and offered as local files).
+function evidence(rec, urls) {
+  const photos = rec.photos || (rec.photo_ids || []).map((id) => ({ id, status: "uploaded" }));
+  const docs = rec.documents || [];
+  return [
+    photos.length ? [h("h3", `Photos (${photos.length})`), h("div.photos", photos.map((p) => p.status === "pending"
+      ? h("figure.photo", { dataset: { photo: p.id } }, h("p", "Not received yet from the applicant's device"))
+      : thumb(p.id, "Photo of the completed work")))] : null,
+    rec.documents ? [h("h3", `Documents (${docs.length})`), docs.length ? h("ul.plain", docs.map((d) => {
+      const link = h("a.button", { "aria-disabled": "true", dataset: { reportDocument: d.id } }, `${label(d.kind)}: ${d.filename}`);
+      raw(d.url).then((r) => r.blob()).then((blob) => {
+        const url = URL.createObjectURL(blob);
+        urls.push(url);
+        link.href = url;
+        link.download = d.filename;
+        link.removeAttribute("aria-disabled");
+      }).catch(() => { link.textContent = `${d.filename}: could not be fetched`; });
+      return h("li.item", link);
+    })) : h("p.muted", "No documents attached.")] : null];
+}
+
+function submissionCard(rec, what, path, run, urls) {
   const reasons = h("textarea", { rows: 3, name: "reasons" });
   const local = h("div", { "aria-live": "polite" });
   const decide = (decision) => (event) => {
@@ -92,6 +142,7 @@ function submissionCard(rec, what, path, run) {
     h("dl.kv", h("dt", "Submitted"), h("dd", fmtDate(rec.submitted_at)),
       rec.completed_on ? [h("dt", "Work completed"), h("dd", fmtDate(rec.completed_on))] : null,
       rec.review && rec.review.reasons ? [h("dt", "Reasons given"), h("dd", rec.review.reasons)] : null),
+    evidence(rec, urls),
     rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local,
       h("div.actions", h("button.primary", { type: "button", onclick: decide("accept") }, "Accept"),
         h("button.danger", { type: "button", onclick: decide("return") }, "Return with reasons"))] : null);
@@ -102,8 +153,13 @@ function certificateCard(data, run, urls) {
   if (!certificate) {
     return h("section.card", h("h2", "Certificate of completion"),
       h("p.muted", "Issued once the completion notice or final report is accepted; it closes the permit."),
-      h("div.actions", h("button.primary", { type: "button", onclick: (e) => run(e.currentTarget,
-        () => api(`/api/v1/permits/${permit.id}/certificate`, { method: "POST", body: {} })) }, "Issue certificate of completion")));
+      h("div.actions", h("button.primary", { type: "button", onclick: async (e) => {
+        const button = e.currentTarget;
+        if (!(await confirmAction({ title: "Issue the certificate of completion?", confirm: "Issue certificate",
+          body: [`${(permit.site || {}).address || permit.number}: the certificate closes the permit. No more field records or close-out submissions are taken on it.`,
+            "The owner's operation and maintenance obligations continue."] }))) return;
+        run(button, () => api(`/api/v1/permits/${permit.id}/certificate`, { method: "POST", body: {} }));
+      } }, "Issue certificate of completion")));
   }
   const link = h("a.button", { "aria-disabled": "true", dataset: { certificate: certificate.id } }, `Certificate ${certificate.number} (PDF)`);
   // The PDF needs the sign-in token, so it is fetched here and offered as a local file.
@@ -124,18 +180,45 @@ function phaseName(p) {
   return p.phase_name && p.phase_name !== n ? `${n} — ${p.phase_name}` : n;
 }
 
-function bondCard(bond, run) {
-  const release = (body) => (e) => run(e.currentTarget, () => api(`/api/v1/bonds/${bond.id}/releases`, { method: "POST", body: { id: uuid(), ...body } }));
+const FORMS = { surety_bond: "Surety bond", letter_of_credit: "Letter of credit", cash: "Cash", other: "Other security" };
+
+// R-D2: a phase is released once recorded complete in compliance; recording it is the first step.
+function phaseCompletion(permitId, p, run) {
+  const day = h("input", { type: "date", name: "completed_on", value: localDate() });
+  const ok = h("input", { type: "checkbox", name: "in_compliance", checked: true });
+  const local = h("div", { "aria-live": "polite" });
+  const record = (e) => {
+    if (!day.value) { mount(local, banner("error", "Give the day the phase was completed.")); return; }
+    run(e.currentTarget, () => api(`/api/v1/permits/${permitId}/phases/${p.phase_id}/completion`,
+      { method: "POST", body: { completed_on: day.value, in_compliance: ok.checked } }));
+  };
+  return h("div.phase-complete", field(`Phase ${p.phase_number || ""} completed on`, day),
+    h("label.check", ok, "Completed in compliance with the permit"), local,
+    h("div.actions", h("button", { type: "button", onclick: record }, `Record phase ${p.phase_number || ""} complete`)));
+}
+
+function bondCard(bond, run, permit) {
+  const release = (body, words) => async (e) => {
+    const button = e.currentTarget;
+    if (!(await confirmAction({ title: `Release ${money(words.amount)}?`, confirm: `Release ${money(words.amount)}`,
+      body: [`${words.what} of bond ${bond.reference || ""} (${permit.number || ""}) is released to the principal.`,
+        "Released money cannot be taken back in the app."] }))) return;
+    run(button, () => api(`/api/v1/bonds/${bond.id}/releases`, { method: "POST", body: { id: uuid(), ...body } }));
+  };
   return h("section.card", { dataset: { bond: bond.id } },
-    h("div.split", h("h2", `Bond ${bond.reference || ""}`), h("span.chip.info", label(bond.status))),
-    h("dl.kv", h("dt", "Amount"), h("dd", `$${bond.amount}`), h("dt", "Released"), h("dd", `$${bond.released_amount}`),
-      h("dt", "Remaining"), h("dd", `$${bond.remaining_amount}`)),
-    (bond.phases || []).length ? h("ul.plain", bond.phases.map((p) => h("li.item",
-      h("div.split", h("span.label", `${phaseName(p)} · $${p.amount}`),
-        p.released ? h("span.chip.good", "Released") : p.completed_in_compliance ? h("span.chip.warn", "Complete in compliance") : h("span.chip.info", "Not complete")),
-      !p.released && p.completed_in_compliance ? h("div.actions", h("button.primary", { type: "button", onclick: release({ kind: "partial", phase_id: p.phase_id }) },
-        `Release phase ${p.phase_number || ""}`)) : null))) : null,
-    bond.status !== "released" ? h("div.actions", h("button", { type: "button", onclick: release({ kind: "full" }) }, "Full release")) : null);
+    h("div.split", h("h2", `${FORMS[bond.form] || "Bond"} ${bond.reference || ""}`), h("span.chip.info", label(bond.status))),
+    h("dl.kv", h("dt", "Amount"), h("dd", money(bond.amount)), h("dt", "Released"), h("dd", money(bond.released_amount)),
+      h("dt", "Remaining"), h("dd", money(bond.remaining_amount))),
+    (bond.phases || []).length ? h("ul.plain", bond.phases.map((p) => h("li.item", { dataset: { phase: p.phase_id } },
+      h("div.split", h("span.label", `${phaseName(p)} · ${money(p.amount)}`),
+        p.released ? h("span.chip.good", "Released") : p.completed_in_compliance ? h("span.chip.warn", "Complete in compliance")
+          : p.completed_on ? h("span.chip.bad", "Complete, not in compliance") : h("span.chip.info", "Not complete")),
+      !p.released && p.completed_in_compliance ? h("div.actions", h("button.primary", { type: "button",
+        onclick: release({ kind: "partial", phase_id: p.phase_id }, { amount: p.amount, what: phaseName(p) }) },
+        `Release phase ${p.phase_number || ""}`)) : null,
+      !p.released && !p.completed_on && bond.status !== "released" ? phaseCompletion(permit.id, p, run) : null))) : null,
+    bond.status !== "released" ? h("div.actions", h("button", { type: "button",
+      onclick: release({ kind: "full" }, { amount: bond.remaining_amount, what: "Everything that remains" }) }, "Full release")) : null);
 }
 
 function ordersCard(data, run) {
@@ -143,7 +226,7 @@ function ordersCard(data, run) {
   const requirement = h("textarea", { rows: 3, name: "requirement" });
   const deadline = h("input", { type: "date", name: "deadline", value: plusDays(7) });
   const local = h("div", { "aria-live": "polite" });
-  const issue = (event) => {
+  const issue = async (event) => {
     event.preventDefault();
     const kinds = boxes.filter(([, box]) => box.checked).map(([value]) => value);
     const problems = [];
@@ -151,12 +234,18 @@ function ordersCard(data, run) {
     if (!requirement.value.trim()) problems.push("Write what the order requires.");
     if (!deadline.value) problems.push("Set the deadline for compliance.");
     if (problems.length) { mount(local, banner("error", problems.map((p) => h("p", p)))); return; }
-    run(event.submitter || event.currentTarget.querySelector("button"), () => api("/api/v1/orders", { method: "POST", body: {
+    const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
+    const names = kinds.map((k) => ORDER_KINDS.find((x) => x[0] === k)[1].toLowerCase()).join(", ");
+    const ok = await confirmAction({ title: "Issue this order?", confirm: "Issue order", danger: kinds.includes("cease_and_desist"),
+      body: [`An order (${names}) is issued to ${(data.permit.owner || {}).name || "the owner"} with compliance by ${fmtDate(deadline.value)}.`,
+        "An issued order is a legal notice: it cannot be withdrawn in the app."] });
+    if (!ok) return;
+    run(button, () => api("/api/v1/orders", { method: "POST", body: {
       id: uuid(), permit_id: data.permit.id, kinds, requirements: [{ kind: kinds[0], text: requirement.value.trim() }], deadline: deadline.value } }));
   };
   return h("section.card", h("h2", `Orders (${data.orders.length})`),
     data.orders.length ? h("ul.plain", data.orders.map((o) => h("li.item", { dataset: { order: o.id } },
-      h("div.split", h("span.label", `${o.number} · ${o.kinds.map(label).join(", ")}`), h("span.chip.warn", `Deadline ${fmtDate(o.deadline)}`)),
+      h("div.split", h("span.label", `Order ${o.number}: ${o.kinds.map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1]).join(", ")}`), h("span.chip.warn", `Deadline ${fmtDate(o.deadline)}`)),
       h("p.muted", (o.requirements[0] || {}).text || "")))) : h("p.muted", "No orders on this permit."),
     h("form", { onsubmit: issue, novalidate: true }, h("h3", "Issue order"),
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
@@ -178,13 +267,13 @@ export async function closeoutScreen(main, { id }) {
     mount(message);
     const run = action(message, draw);
     const { permit } = data;
-    mount(main, h("p", h("a", { href: "#/deadlines" }, "← Deadlines")),
+    mount(main, h("p.backs", h("a.back", { href: `#/site/${permit.id}` }, "← Site"), h("a.back", { href: "#/deadlines" }, "← Deadlines")),
       h("div.split", h("h1", `Close-out — ${permit.number || "Permit"}`), h("span.chip.info", label(permit.status))),
-      h("p.muted", [(permit.site || {}).address, label(permit.review_level)].filter(Boolean).join(" · ")), message,
-      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run)),
-      data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run)),
+      h("p.muted", [(permit.site || {}).address, LEVEL_TEXT[permit.review_level] || label(permit.review_level)].filter(Boolean).join(" · ")), message,
+      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run, urls)),
+      data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls)),
       certificateCard(data, run, urls),
-      data.bonds.map((b) => bondCard(b, run)),
+      data.bonds.map((b) => bondCard(b, run, permit)),
       ordersCard(data, run));
   };
   mount(main, h("h1", "Close-out"), h("p.loading", "Loading…"));

@@ -17,9 +17,18 @@ export async function completionScreen(main, { id: permitId }) {
   const strip = h("div");
   const message = h("div", { "aria-live": "polite" });
   const drawPhotos = () => mount(strip, photoIds.length ? photoStrip(photoIds) : h("p.muted", "No photos yet."));
-  const camera = cameraButton("Add photos", () => ({ permit_id: permitId, parent_type: "completion_notice", parent_id: noticeId }),
-    (ids) => { photoIds.push(...ids); drawPhotos(); });
+  // Photos taken here wait (held) until the notice is saved; leaving without saving drops them,
+  // so no photo is ever uploaded for a notice that was never sent.
+  await outbox.dropPhotos((i) => i.parent_id === noticeId && !photoIds.includes(i.id));
+  const added = [];
+  let saved = false;
+  const camera = cameraButton("Add photos", () => ({ permit_id: permitId, parent_type: "completion_notice", parent_id: noticeId, held: true }),
+    (ids) => { photoIds.push(...ids); added.push(...ids); drawPhotos(); });
   drawPhotos();
+  const cancel = async () => {
+    await outbox.dropPhotos((i) => added.includes(i.id));
+    go(`/permit/${permitId}`);
+  };
 
   async function save(event) {
     event.preventDefault();
@@ -31,16 +40,19 @@ export async function completionScreen(main, { id: permitId }) {
     const data = existing ? body : { id: noticeId, permit_id: permitId, ...body, device_created_at: nowIso() };
     await store.saveLocal("completion_notice", { ...(existing || { status: "submitted", version: null }), ...body, id: noticeId, permit_id: permitId });
     await outbox.queueMutation("completion_notice", noticeId, data, `Completion notice for ${(permit.site || {}).address}`);
+    await outbox.releasePhotos(photoIds);
+    saved = true;
     go(`/permit/${permitId}`);
     syncNow("saved");
   }
 
-  mount(main, h("p", h("a", { href: `#/permit/${permitId}` }, "← Back to the permit")),
+  mount(main, h("p", h("a.back", { href: `#/permit/${permitId}` }, "← Back to the permit")),
     h("h1", "Completion notice"), h("p.muted", permit ? (permit.site || {}).address : ""),
     h("form.card", { onsubmit: save, novalidate: true },
       field("Statement", statement, "For example: all work is complete and matches the approved plan; permanent controls are in place."),
       field("Work completed on", completed),
       h("h2", "Photos of the completed work"), h("p.hint", "Photograph each permanent control: swales, basins, outlets, stabilized slopes."),
       strip, camera, message,
-      h("div.actions", h("button.primary", { type: "submit" }, "Send completion notice"), h("a.button", { href: `#/permit/${permitId}` }, "Cancel"))));
+      h("div.actions", h("button.primary", { type: "submit" }, "Send completion notice"), h("button", { type: "button", onclick: cancel }, "Cancel"))));
+  return () => { if (!saved) outbox.dropPhotos((i) => added.includes(i.id)); };
 }

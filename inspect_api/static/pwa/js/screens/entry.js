@@ -73,6 +73,6 @@ export async function entryScreen(main, { id: permitId }) {
       save.disabled = false;
     }
   });
-  mount(main, h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")),
+  mount(main, h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")),
     h("h1", "Entry authorization"), h("p.muted", permit ? (permit.site || {}).address : ""), ceaseWarning(permit), form);
 }

@@ -33,7 +33,7 @@ export async function startInspectionScreen(main, { id: permitId }) {
   const started = new Date();
   const { auth, problem } = await checkEntry(permitId, "examination", started);
   if (!permit || problem || !canDoFieldWork(permit)) {
-    mount(main, h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start the inspection"),
+    mount(main, h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start the inspection"),
       h("div.banner.error", { "data-test": "entry-problem" }, problem || "You are not assigned to this site."),
       problem ? h("a.button.primary", { href: `#/site/${permitId}/entry` }, "Record an entry authorization") : null);
     return;
@@ -68,6 +68,13 @@ function serverFindings(record) {
       h("span.chip.warn", `Due ${fmtDate(f.due_on)}`)), f.required_action ? h("p.muted", f.required_action) : null))));
 }
 
+// The authorization the visit rests on, as the inspector knows it: basis, who granted it, until when.
+function entryWords(ea) {
+  if (!ea) return "Entry authorization: not on this device.";
+  return `Entry by ${label(ea.basis).toLowerCase()}${ea.granted_by_name ? ` from ${ea.granted_by_name}` : ""}`
+    + `${ea.valid_to ? `, valid until ${fmtDate(ea.valid_to)}` : ""}.`;
+}
+
 export async function inspectionScreen(main, { id: permitId, iid }) {
   const permit = await store.getPermit(permitId);
   const record = await store.getRecord("inspection", iid);
@@ -76,6 +83,7 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
     return null;
   }
   const editable = EDITABLE.includes(record.status) && canDoFieldWork(permit || {});
+  const ea = record.entry_authorization_id ? await store.getRecord("entry_authorization", record.entry_authorization_id) : null;
   const template = (await store.templates()).find((t) => t.key === record.checklist.template && t.version === record.checklist.template_version)
     || await store.currentTemplate(record.checklist.template);
   const state = { answers: record.checklist.items || [] };
@@ -137,17 +145,23 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
 
   const review = record.status === "returned" && record.review_comment
     ? h("div.banner.warn", "Returned by the supervisor: ", record.review_comment) : null;
+  // A read-only inspection says why it cannot be changed.
+  const why = editable ? null : !canDoFieldWork(permit || {})
+    ? "You are not assigned to this site: you can read this inspection, not change it."
+    : record.status === "submitted" ? "Submitted for review: it can be changed again only if the supervisor returns it."
+      : record.status === "approved" ? "Approved and locked (R-I5): a later change is a new inspection that refers to this one."
+        : null;
   mount(main,
-    h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site")),
+    h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")),
     h("div.split", h("h1", `Inspection — ${(permit && permit.site && permit.site.address) || ""}`), h("span", statusChip(record.status), " ", pendingChip(record))),
-    ceaseWarning(permit), review,
+    ceaseWarning(permit), review, why ? h("p.banner.info", { "data-test": "read-only" }, why) : null,
     h("section.card",
       h("div.fields.cols", field("Kind", kind), field("Construction phase", phase)),
       h("datalist", { id: "phase-list" }, phases.map((p) => h("option", { value: p }))),
       weatherFields(record, editable, save),
       h("div.field", h("span.label", "Location"), h("div.split", where, relocate)),
       h("label.check", disturbance, "Land disturbance observed at the site"),
-      h("p.hint", `Started ${fmtTime(record.started_at)}. Entry under authorization ${record.entry_authorization_id.slice(0, 8)}.`)),
+      h("p.hint", `Started ${fmtTime(record.started_at)}. `, entryWords(ea))),
     h("section.card", checklist),
     h("section.card", field("Notes", notes)),
     serverFindings(record),

@@ -16,7 +16,7 @@ export async function loginScreen(main) {
     h("h1", "Sign in"),
     h("p.muted", "Inspectors, supervisors and applicants of the Fairhaven Stormwater Authority."),
     field("E-mail", email), field("Password", password), message, h("div.actions", submit),
-    h("p.hint", "New applicant? Accounts for applicants are created at the Town office or through the API."));
+    h("p.hint", "New applicant? ", h("a", { href: "#/register" }, "Create an account"), ". Inspector and supervisor accounts are made by the Town's administrator."));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!navigator.onLine) {

@@ -1,8 +1,9 @@
 // Supervisor: the review queue (submitted inspections, oldest first) from the server when online,
 // from the device's copy otherwise.
-import { h, mount, label, fmtTime } from "../dom.js";
+import { h, mount, label, fmtTime, banner } from "../dom.js";
+import { onSynced } from "../sync.js";
 import * as store from "../store.js";
-import { listAll, plain } from "../api.js";
+import { api, listAll, plain } from "../api.js";
 import { statusChip } from "./site.js";
 
 export async function loadQueue() {
@@ -16,20 +17,38 @@ export async function loadQueue() {
   return { list: (await store.allOf("inspection")).filter((i) => i.status === "submitted"), live: false };
 }
 
-export async function reviewScreen(main) {
-  mount(main, h("h1", "Review queue"), h("p.loading", "Loading…"));
-  const { list, live, error } = await loadQueue();
+// The permits the rows name. A fresh device has none until its first pull ends, so the queue
+// asks the server for those it lacks (the first sign-in otherwise showed "Site" on every row), and
+// draws again when a sync finishes.
+async function permitsFor(list, live) {
   const permits = new Map((await store.allPermits()).map((p) => [p.id, p]));
-  list.sort((a, b) => String(a.submitted_at || a.started_at).localeCompare(String(b.submitted_at || b.started_at)));
-  const rows = list.map((i) => {
-    const permit = permits.get(i.permit_id);
-    const deficient = ((i.checklist && i.checklist.items) || []).filter((a) => a.answer === "deficient").length;
-    return h("li", h("a.row", { href: `#/review/${i.id}`, dataset: { inspection: i.id } },
-      h("span.title", (permit && permit.site && permit.site.address) || "Site", h("small", `${label(i.kind)} · ${fmtTime(i.started_at)}`)),
-      h("span.meta", deficient ? h("span.chip.bad", `${deficient} deficient`) : h("span.chip.good", "No deficiencies"), statusChip(i.status))));
-  });
-  mount(main, h("h1", "Review queue"),
-    error ? h("div.banner.error", error) : null,
-    !live && !error ? h("div.banner.info", "Offline: showing the submitted inspections this device holds.") : null,
-    rows.length ? h("ul.plain.card", rows) : h("p.card.muted", "Nothing waits for review."));
+  const missing = [...new Set(list.map((i) => i.permit_id))].filter((id) => id && !permits.has(id));
+  if (live && missing.length) {
+    const found = await Promise.all(missing.map((id) => api(`/api/v1/permits/${id}`).catch(() => null)));
+    for (const p of found) if (p) permits.set(p.id, p);
+  }
+  return permits;
+}
+
+export async function reviewScreen(main) {
+  mount(main, h("h1", "Inspections to review"), h("p.loading", "Loading…"));
+  const draw = async () => {
+    const { list, live, error } = await loadQueue();
+    const permits = await permitsFor(list, live);
+    list.sort((a, b) => String(a.submitted_at || a.started_at).localeCompare(String(b.submitted_at || b.started_at)));
+    const rows = list.map((i) => {
+      const permit = permits.get(i.permit_id);
+      const deficient = ((i.checklist && i.checklist.items) || []).filter((a) => a.answer === "deficient").length;
+      return h("li", h("a.row", { href: `#/review/${i.id}`, dataset: { inspection: i.id } },
+        h("span.title", (permit && permit.site && permit.site.address) || "Site not on this device yet",
+          h("small", `${label(i.kind)} inspection · ${fmtTime(i.started_at)}${permit && permit.number ? ` · ${permit.number}` : ""}`)),
+        h("span.meta", deficient ? h("span.chip.bad", `${deficient} deficient`) : h("span.chip.good", "No deficiencies"), statusChip(i.status))));
+    });
+    mount(main, h("h1", "Inspections to review"),
+      error ? banner("error", error) : null,
+      !live && !error ? banner("info", "Offline: showing the submitted inspections this device holds.") : null,
+      rows.length ? h("ul.plain.card", rows) : h("p.card.muted", "Nothing waits for review."));
+  };
+  await draw();
+  return onSynced(draw);
 }

@@ -8,7 +8,7 @@ import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { siteMap, mapLegend } from "../ui/sitemap.js";
 import { thumb } from "../ui/photos.js";
-import { statusChip, ceaseWarning } from "./site.js";
+import { statusChip, ceaseWarning, readingText } from "./site.js";
 
 async function load(id) {
   if (navigator.onLine) {
@@ -65,7 +65,7 @@ export async function reviewDetailScreen(main, { id }) {
   const w = inspection.weather || {};
   const daySamples = samples.filter((s) => sameDay(s.sampled_at, inspection.started_at));
   mount(main,
-    h("p", h("a", { href: "#/review" }, "← Review queue")),
+    h("p", h("a.back", { href: "#/review" }, "← Inspections to review")),
     h("div.split", h("h1", `${label(inspection.kind)} inspection — ${site.address || ""}`), statusChip(inspection.status)),
     ceaseWarning(permit),
     h("div.grid.two",
@@ -85,12 +85,13 @@ export async function reviewDetailScreen(main, { id }) {
     h("section.card", h("h2", `Findings (${(inspection.findings || []).length})`),
       (inspection.findings || []).length ? h("ul.plain", inspection.findings.map((f) => h("li.item",
         h("div.split", h("span.label", f.description), h("span.chip.warn", `Due ${fmtDate(f.due_on)}`)),
-        h("p.muted", `${label(f.severity)} · ${f.required_action || ""}`)))) : h("p.muted", "None.")),
+        h("p.muted", [f.severity ? `${label(f.severity)} severity` : null, f.required_action].filter(Boolean).join(" · "))))) : h("p.muted", "None.")),
     daySamples.length ? h("section.card", h("h2", "Samples that day"), h("ul", daySamples.map((s) => h("li",
-      (s.parameters || []).map((p) => `${p.name} ${p.value} ${p.unit}`).join(", "),
+      (s.parameters || []).map(readingText).join(", "),
       (s.exceedances || []).length ? h("span.chip.bad", " exceeds action level") : null)))) : null,
     h("section.card", h("h2", `Photos (${photos.length})`),
       h("div.photos", photos.map((p) => h("div", h("strong", `#${numbers.get(p.id)}`), thumb(p.id),
+        p.uploaded_by && p.uploaded_by.name ? h("p.hint", { "data-test": "uploaded-by" }, `By ${p.uploaded_by.name}`) : null,
         h("p.hint", p.location ? `${p.location.source === "exif" ? "Camera GPS" : "Device fix"}${p.distance_to_site_m != null ? ` · ${Math.round(p.distance_to_site_m)} m from site` : ""}${p.within_site ? " · inside limit of work" : ""}` : "No location"))))),
     inspection.status === "submitted" ? h("section.card", h("h2", "Decision"),
       field("Comments for the inspector", comment, "Required when returning."), message,

@@ -47,7 +47,7 @@ function parameterRow(p, levels, onChange, onRemove) {
 export async function sampleScreen(main, { id: permitId, sid }) {
   const permit = await store.getPermit(permitId);
   let record = await store.getRecord("sample", sid);
-  const back = h("p", h("a", { href: `#/site/${permitId}` }, "← Back to the site"));
+  const back = h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site"));
   if (!record) {
     const { auth, problem } = await checkEntry(permitId, "sampling");
     if (problem || !permit || !canDoFieldWork(permit)) {

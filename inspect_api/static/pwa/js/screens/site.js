@@ -9,6 +9,13 @@ import { bestFix, distanceM, fmtDistance } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { uuid } from "../dom.js";
 import { go } from "../router.js";
+import { PARAMETERS } from "../rules/samples.js";
+
+// "Turbidity 120 NTU", "pH 9.1 SU": the parameter's name in words, not its key.
+export function readingText(p) {
+  const name = (PARAMETERS[p.name] && PARAMETERS[p.name].label) || label(p.name);
+  return `${name} ${p.value} ${p.unit || ""}`.trim();
+}
 
 const GOOD = ["approved", "issued", "active", "work_complete", "closed"];
 const BAD = ["denied", "withdrawn"];
@@ -56,8 +63,8 @@ function eaRow(ea, permitId) {
   const reason = coverageReason(ea, permitId, "examination", new Date());
   const state = reason && reason !== "scope" ? h("span.chip.bad", EA_STATE[reason]) : h("span.chip.good", "Valid now");
   return h("tr",
-    h("td", label(ea.basis), h("br"), h("small.muted", `${ea.granted_by_name || ""} (${ea.granted_by_relation || ""})`)),
-    h("td", (ea.scope || []).join(", ")),
+    h("td", label(ea.basis), h("br"), h("small.muted", [ea.granted_by_name, ea.granted_by_relation ? label(ea.granted_by_relation).toLowerCase() : null].filter(Boolean).join(", "))),
+    h("td", (ea.scope || []).map(label).join(", ")),
     h("td", { title: `${fmtTime(ea.valid_from)} – ${fmtTime(ea.valid_to)}` }, `${fmtDate(ea.valid_from)} – ${ea.valid_to ? fmtDate(ea.valid_to) : "open"}`),
     h("td", state, " ", pendingChip(ea)));
 }
@@ -115,7 +122,7 @@ export async function siteScreen(main, { id }) {
     };
     const open = findings.filter((f) => f.status === "open");
     mount(main,
-      h("p", h("a", { href: "#/sites" }, "← All sites")),
+      h("p", h("a.back", { href: "#/sites" }, "← All sites")),
       h("h1", site.address || "Site"),
       ceaseWarning(permit),
       commencementNotice(permit),
@@ -136,7 +143,10 @@ export async function siteScreen(main, { id }) {
             h("button", { type: "button", onclick: () => start("sampling", `/site/${id}/sample/${uuid()}`) }, "Take a sample"),
             h("a.button", { href: `#/site/${id}/entry` }, "Record entry authorization"))
             : h("p.banner.info", "You are not assigned to this site: you can read it, not record field work."),
-          problem),
+          problem,
+          currentUser().role === "supervisor" ? h("div.actions", { "data-test": "office-links" },
+            h("a.button", { href: `#/application/${id}` }, "Application and decision"),
+            h("a.button", { href: `#/closeout/${id}` }, "Close-out, bonds and orders")) : null),
         h("section.card.right", h("h2", "Entry authorizations"),
           eas.length ? h("table", h("thead", h("tr", h("th", "Basis"), h("th", "Scope"), h("th", "Valid"), h("th", "State"))),
             h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),
@@ -150,7 +160,7 @@ export async function siteScreen(main, { id }) {
             .map((r) => recordRow(`#/site/${id}/inspection/${r.id}`, label(r.kind), fmtTime(r.started_at), r))) : h("p.muted", "None yet.")),
         h("section.card.left", h("h2", "Samples"),
           samples.length ? h("ul.plain", samples.map((r) => recordRow(`#/site/${id}/sample/${r.id}`,
-            (r.parameters || []).map((p) => `${p.name} ${p.value} ${p.unit}`).join(", ") || "Sample", fmtTime(r.sampled_at), r)))
+            (r.parameters || []).map(readingText).join(", ") || "Sample", fmtTime(r.sampled_at), r)))
             : h("p.muted", "None yet."))));
   };
   await draw();

@@ -64,7 +64,7 @@ export function cameraButton(text, meta, onAdded) {
       + (fix ? ` (location ±${Math.round(fix.accuracy_m)} m)` : " (no location fix)") : "";
     if (added.length) onAdded(added.map((p) => p.id), added);
   });
-  return h("span.file-button", h("span.button", { "aria-hidden": "true" }, text), input, " ", status);
+  return h("span.photo-input", h("span.file-button", h("span.button", { "aria-hidden": "true" }, text), input), " ", status);
 }
 
 export function photoStrip(ids) {

@@ -5,6 +5,8 @@ import { currentUser } from "../auth.js";
 import { onSyncState, syncNow } from "../sync.js";
 
 let storageNote = "";
+// The note links to the Account screen, which says what it means and what to do.
+export const STORAGE_AT_RISK = "Storage not guaranteed: send work often";
 
 export function setStorageNote(text) { storageNote = text; draw(); }
 
@@ -20,14 +22,16 @@ function draw(state = last) {
   const waiting = c.pending ? `${c.pending} waiting to send${c.photos ? ` (${plural(c.photos, "photo")})` : ""}`
     : c.problems ? "Nothing else to send" : "Everything sent";
   mount(bar,
-    online ? h("span.net", { "data-test": "net", "aria-label": "Online" }, h("span.word", "Online"))
+    online ? h("span.net", { "data-test": "net" }, h("span.word", "Online"))
       : h("span.net.offline", { "data-test": "net" }, "Offline: work stays on this device"),
     h("span.pending", { "data-test": "pending" }, waiting),
     h("span.last", { "data-test": "last-sync" }, state.lastSync ? `Synced ${ago(state.lastSync)}` : "Not synced yet"),
     state.progress ? h("span.progress", { "data-test": "progress" }, state.progress) : null,
     state.error ? h("span.error", { "data-test": "sync-error" }, state.error) : null,
     c.problems ? h("a.error", { href: "#/issues", "data-test": "problems" }, `${plural(c.problems, "change")} need${c.problems === 1 ? "s" : ""} your decision`) : null,
-    storageNote ? h("span.muted", { "data-test": "storage-note" }, storageNote) : null,
+    storageNote ? (storageNote === STORAGE_AT_RISK
+      ? h("a", { href: "#/account", "data-test": "storage-note" }, storageNote)
+      : h("span.muted", { "data-test": "storage-note" }, storageNote)) : null,
     h("span.spacer"),
     h("button.primary.small", { type: "button", disabled: state.running || !online, onclick: () => syncNow("manual"),
       "aria-label": state.running ? "Syncing" : "Sync now" }, state.running ? "Syncing…" : ["Sync", h("span.word", " now")]),

@@ -1,0 +1,205 @@
+// Supervisor: the applications waiting for a decision, and one application decided in full (R-C2):
+// submitted -> under review -> approved (administrative review, confirmed exemption) / issued
+// (land disturbance permit) / denied, each move with its reason; the determination, the documents
+// the review level needs, and each exemption claim with its evidence, accepted or rejected (R-B1).
+// These are office decisions against the server's current record, so they are made online only.
+import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction } from "../dom.js";
+import { api, listAll, plain } from "../api.js";
+import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
+import { thumb } from "../ui/photos.js";
+import { statusChip } from "./site.js";
+
+const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
+const WAITING = "submitted,under_review";
+export const DOCUMENT_KINDS = { esc_plan: "Erosion and sedimentation control plan (ESC plan)", om_plan: "Operation and maintenance plan (O&M plan)", other: "Other document" };
+
+// R-C1: every covered application carries an ESC plan; a land disturbance permit also an O&M plan.
+export function requiredDocuments(reviewLevel) {
+  if (reviewLevel === "land_disturbance_permit") return ["esc_plan", "om_plan"];
+  if (reviewLevel === "administrative_review") return ["esc_plan"];
+  return [];
+}
+
+export function missingDocuments(permit) {
+  const have = new Set((permit.documents || []).map((d) => d.kind));
+  return requiredDocuments(permit.review_level).filter((k) => !have.has(k));
+}
+
+const EVIDENCE = [["statement", "Statement"], ["single_family", "Single-family dwelling"], ["utility_kind", "Utility"],
+  ["document_number", "Number"], ["issued_on", "Issued"], ["expires_on", "Expires"]];
+
+export function exemptionEvidence(claim, documents) {
+  const rows = [];
+  for (const [key, text] of EVIDENCE) {
+    const v = claim[key];
+    if (v === null || v === undefined || v === "") continue;
+    rows.push(h("dt", text), h("dd", key.endsWith("_on") ? fmtDate(v) : typeof v === "boolean" ? (v ? "Yes" : "No") : v));
+  }
+  const doc = claim.document_id ? (documents || []).find((d) => d.id === claim.document_id) : null;
+  if (claim.document_id) rows.push(h("dt", "Document"), h("dd", doc ? `${doc.title || doc.filename}` : "Attached document"));
+  return h("div", rows.length ? h("dl.kv", rows) : h("p.muted", "No evidence given yet."),
+    claim.document_photo_id ? h("div.photos", thumb(claim.document_photo_id, `Photo of the ${claim.kind === "B5" ? "order of conditions" : "decision"}`)) : null);
+}
+
+function offlineView(main, title) {
+  mount(main, h("h1", title), banner("warn", NEEDS_CONNECTION));
+}
+
+export async function applicationsScreen(main) {
+  if (!navigator.onLine) { offlineView(main, "Applications"); return; }
+  mount(main, h("h1", "Applications"), h("p.loading", "Loading…"));
+  let list;
+  try {
+    list = await listAll(`/api/v1/permits?status=${WAITING}`);
+  } catch (err) {
+    if (err.offline) { offlineView(main, "Applications"); return; }
+    mount(main, h("h1", "Applications"), banner("error", plain(err)));
+    return;
+  }
+  list.sort((a, b) => String(a.submitted_at || a.created_at).localeCompare(String(b.submitted_at || b.created_at)));
+  mount(main, h("h1", "Applications"),
+    h("p.muted", "Submitted applications and those under review, oldest first."),
+    list.length ? h("ul.plain.card", list.map((p) => h("li", h("a.row", { href: `#/application/${p.id}`, dataset: { application: p.id } },
+      h("span.title", (p.site || {}).address || "Application",
+        h("small", [p.number || "No number", LEVEL_TEXT[p.review_level] || label(p.review_level), `submitted ${fmtDate(p.submitted_at)}`].join(" · "))),
+      h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null, statusChip(p.status))))))
+      : h("p.card.muted", "No application waits for a decision."));
+}
+
+async function load(id) {
+  const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`)]);
+  return { permit, events };
+}
+
+function exemptionCard(permit, claim, run) {
+  const reason = h("textarea", { rows: 2, name: "exemption-reason" });
+  const local = h("div", { "aria-live": "polite" });
+  const decide = (decision) => (event) => {
+    if (decision === "rejected" && !reason.value.trim()) { mount(local, banner("error", "Say why the claim is rejected.")); return; }
+    run(event.currentTarget, () => api(`/api/v1/permits/${permit.id}/exemptions/${claim.id}/decision`,
+      { method: "POST", body: { decision, reason: reason.value.trim() || null } }), local);
+  };
+  const chip = claim.status === "accepted" ? "good" : claim.status === "rejected" ? "bad" : "info";
+  const open = claim.status === "claimed" && ["submitted", "under_review"].includes(permit.status);
+  return h("li.item", { dataset: { exemption: claim.id } },
+    h("div.split", h("span.label", `${claim.kind}: ${EXEMPTION_LABELS[claim.kind] || ""}`), h(`span.chip.${chip}`, label(claim.status))),
+    exemptionEvidence(claim, permit.documents),
+    claim.decision_reason ? h("p", h("strong", "Reason: "), claim.decision_reason) : null,
+    open ? [field("Reason for the applicant", reason, "Required when rejecting."), local,
+      h("div.actions", h("button.primary", { type: "button", onclick: decide("accepted") }, "Accept claim"),
+        h("button.danger", { type: "button", onclick: decide("rejected") }, "Reject claim"))] : null);
+}
+
+function documentsCard(permit) {
+  const missing = missingDocuments(permit);
+  return h("section.card", h("h2", `Documents (${(permit.documents || []).length})`),
+    missing.length ? banner("warn", `Missing for ${LEVEL_TEXT[permit.review_level] || "this review"}: `, missing.map((k) => DOCUMENT_KINDS[k]).join("; "), ".") : null,
+    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => h("li.item", { dataset: { document: d.id } },
+      h("span.label", d.title || d.filename),
+      h("p.hint", `${DOCUMENT_KINDS[d.kind] || label(d.kind)} · ${d.filename} · added ${fmtDate(d.created_at)}`),
+      d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null)))
+      : h("p.muted", "No documents attached."));
+}
+
+// The decisions R-C2 offers a supervisor from the application's status and review level.
+export function decisionsFor(permit) {
+  if (permit.status === "submitted") return [["under_review", "Start the review", false]];
+  if (permit.status !== "under_review") return [];
+  const out = [];
+  if (permit.review_level === "administrative_review" || permit.review_level === "exempt") out.push(["approved", "Approve", false]);
+  if (permit.review_level === "land_disturbance_permit") out.push(["issued", "Issue the permit", false]);
+  out.push(["denied", "Deny", true]);
+  return out;
+}
+
+const CONFIRM = {
+  approved: (p) => ({ title: "Approve this application?", confirm: "Approve", body: [`${(p.site || {}).address}: ${LEVEL_TEXT[p.review_level]} approved. The applicant may start work once any bond is posted.`, "A decision cannot be taken back in the app."] }),
+  issued: (p) => ({ title: "Issue the land disturbance permit?", confirm: "Issue the permit", body: [`${(p.site || {}).address}: permit ${p.number || ""} is issued. The applicant may start work once any bond is posted.`, "A decision cannot be taken back in the app."] }),
+  denied: (p) => ({ title: "Deny this application?", confirm: "Deny", danger: true, body: [`${(p.site || {}).address}: the application is denied with the reason you gave. The applicant must file a new application to go on.`] }),
+};
+
+function decisionCard(permit, run) {
+  const choices = decisionsFor(permit);
+  if (!choices.length) return null;
+  const reason = h("textarea", { rows: 3, name: "decision-reason" });
+  const local = h("div", { "aria-live": "polite" });
+  reason.addEventListener("input", () => mount(local));
+  const decide = (to) => async (event) => {
+    const button = event.currentTarget;
+    const needsReason = to !== "under_review";
+    if (needsReason && !reason.value.trim()) { mount(local, banner("error", "Give the reason for the decision; it is recorded with it and the applicant sees it.")); return; }
+    if (CONFIRM[to] && !(await confirmAction(CONFIRM[to](permit)))) return;
+    run(button, () => api(`/api/v1/permits/${permit.id}/transitions`, { method: "POST",
+      body: { to, reason: reason.value.trim() || null, version: permit.version } }), local);
+  };
+  const pendingClaims = (permit.exemptions || []).filter((e) => e.status === "claimed").length;
+  return h("section.card", { "data-test": "decision" }, h("h2", "Decision"),
+    permit.status === "under_review" && pendingClaims ? banner("info", `${pendingClaims} exemption claim${pendingClaims === 1 ? "" : "s"} still to accept or reject.`) : null,
+    permit.status === "under_review" ? field("Reason for the decision", reason, "Required. Recorded with the decision; the applicant sees it.") : null,
+    local, h("div.actions", choices.map(([to, text, danger]) => h(`button.${danger ? "danger" : "primary"}`, { type: "button", dataset: { to }, onclick: decide(to) }, text))));
+}
+
+function historyCard(events) {
+  if (!events.length) return null;
+  return h("section.card", h("h2", "History"), h("ul.plain", events.map((e) => h("li.item",
+    h("div.split", h("span", e.from_status ? `${label(e.from_status)} → ${label(e.to_status)}` : label(e.to_status)), h("span.muted", fmtTime(e.at))),
+    e.reason ? h("p.muted", e.reason) : null))));
+}
+
+export async function applicationDetailScreen(main, { id }) {
+  const message = h("div", { "aria-live": "polite" });
+  const draw = async () => {
+    if (!navigator.onLine) { offlineView(main, "Application"); return; }
+    let data;
+    try { data = await load(id); } catch (err) {
+      if (err.offline) { offlineView(main, "Application"); return; }
+      mount(main, h("h1", "Application"), banner("error", plain(err)));
+      return;
+    }
+    const { permit, events } = data;
+    const run = async (button, call, where = message) => {
+      button.disabled = true;
+      try {
+        await call();
+        mount(message);
+        await draw();
+      } catch (err) {
+        button.disabled = false;
+        mount(where, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
+      }
+    };
+    const det = permit.determination || {};
+    const site = permit.site || {};
+    const owner = permit.owner || {};
+    mount(main, h("p", h("a.back", { href: "#/applications" }, "← Applications")),
+      h("div.split", h("h1", site.address || "Application"), statusChip(permit.status)),
+      message,
+      // Tablet landscape: the record on the left, the decision beside it; one column on a phone.
+      h("div.grid.wide-left",
+        h("div",
+          h("section.card.determination", h("h2", permit.number || "Application without a number yet"),
+            h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+            h("p", det.explanation || ""), (det.rules || []).length ? h("p.hint", `Rules applied: ${det.rules.join(", ")}`) : null),
+          h("section.card", h("h2", "Project"),
+            h("dl.kv",
+              h("dt", "Owner"), h("dd", [owner.name, owner.email, owner.phone].filter(Boolean).join(" · ") || "—"),
+              h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
+              h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
+              h("dt", "Drains to"), h("dd", [permit.drains_to_ms4 ? "Town storm drains (MS4)" : null, permit.drains_to_waters ? "waters of the Commonwealth" : null].filter(Boolean).join(" and ") || "Neither"),
+              h("dt", "Use"), h("dd", permit.proposed_use || "—"),
+              h("dt", "Submitted"), h("dd", fmtDate(permit.submitted_at))),
+            permit.description ? h("p", permit.description) : null,
+            (permit.phases || []).length ? h("p.hint", `Phases: ${permit.phases.map((p) => `${p.number}. ${p.name}${p.bond_amount ? ` (${money(p.bond_amount)})` : ""}`).join("; ")}`) : null),
+          documentsCard(permit),
+          (permit.exemptions || []).length ? h("section.card", h("h2", "Exemption claims"),
+            h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null),
+        h("div",
+          decisionCard(permit, run),
+          h("section.card", h("h2", "This site"), h("div.actions",
+            h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
+            h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),
+          historyCard(events))));
+  };
+  mount(main, h("h1", "Application"), h("p.loading", "Loading…"));
+  await draw();
+}

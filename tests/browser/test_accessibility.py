@@ -1,0 +1,97 @@
+"""Every screen of every role, at phone and tablet size: axe-core (from node_modules, injected by
+the test; the app never serves it) finds no serious or critical violation, every control is at
+least 44x44 px, body text is at least 16 px and secondary text at least 14 px, and nothing makes
+the page scroll sideways."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from inspect_api.auth.models import User
+from inspect_api.extensions import db
+
+from .api_seed import entry_authorization, submitted_inspection
+from .conftest import PHONE, TABLET_LANDSCAPE, camera_jpeg
+from .helpers import (axe_violations, BLOCKING, release_db, sideways_scroll, sign_in, small_text,
+                      undersized_controls, wait_synced)
+from .seed import SITE, field_day
+
+SIZES = {"phone": PHONE, "tablet": TABLET_LANDSCAPE}
+
+
+def check_screen(page, url: str, ready: str, problems: list[str]) -> None:
+    page.goto(url)
+    page.locator(ready).first.wait_for()
+    page.wait_for_timeout(250)  # late parts (thumbnails, server determinations) settle
+    where = url.split("#", 1)[-1] or "/"
+    blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
+    problems += [f"{where}: axe {v['id']} ({v['impact']}) {v['nodes']}" for v in blocking]
+    problems += [f"{where}: small target {c}" for c in undersized_controls(page)]
+    problems += [f"{where}: small text {t}" for t in small_text(page)]
+    problems += [f"{where}: sideways {e}" for e in sideways_scroll(page)]
+
+
+@pytest.fixture
+def town(factory, client):
+    from tests.closeout.conftest import Closeout
+    people = field_day(factory)
+    inspector = db.session.get(User, people.inspector_id)
+    headers = factory.headers(inspector)
+    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
+    ea = entry_authorization(client, headers, people.site_id)
+    inspection = submitted_inspection(client, headers, people.site_id, ea["id"], template,
+                                      [camera_jpeg(SITE["lat"], SITE["lon"], seed=1)])
+    applicant = db.session.query(User).filter_by(email=people.applicant_email).one()
+    closeout = Closeout(factory, client)
+    ldp = closeout.permit("permit", status="work_complete", applicant=applicant)
+    draft = factory.permit(applicant, status="draft", disturbed_area_sqft=26000)
+    ids = {"people": people, "inspection": inspection["id"], "ldp": ldp.id, "draft": draft.id}
+    release_db()
+    return ids
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_screen_of_every_role(live_server, new_context, town, size):
+    people, base = town["people"], live_server.url
+    problems: list[str] = []
+    context = new_context(SIZES[size], has_touch=size == "phone", is_mobile=size == "phone")
+    page = context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("html[data-ready=true]")
+    # The check can fail: an image without a text alternative is a critical violation to axe.
+    page.evaluate("() => { const i = document.createElement('img'); i.id = 'probe'; i.src = '/static/pwa/icons/icon.svg'; document.body.append(i); }")
+    assert "image-alt" in [v["id"] for v in axe_violations(page) if v["impact"] in BLOCKING]
+    page.evaluate("() => document.getElementById('probe').remove()")
+    check_screen(page, base + "/#/login", "form.login", problems)
+    check_screen(page, base + "/#/register", "form.login", problems)
+
+    sign_in(page, base, people.inspector_email)
+    wait_synced(page)
+    site = people.site_id
+    for path, ready in [("/sites", "a.row"), (f"/site/{site}", "h1:has-text('40 Center Street')"),
+                        (f"/site/{site}/entry", "canvas.signature"), (f"/site/{site}/sample/{uuid.uuid4()}", "h1:has-text('New sample')"),
+                        (f"/site/{site}/inspection/{town['inspection']}", "[data-item]"), ("/issues", "h1"), ("/account", "h1")]:
+        check_screen(page, base + "/#" + path, ready, problems)
+    page.goto(base + f"/#/site/{site}")
+    page.get_by_role("button", name="Start inspection").click()
+    page.locator("[data-item]").first.wait_for()
+    check_screen(page, page.url, "[data-item]", problems)
+
+    office = new_context(SIZES[size], has_touch=size == "phone", is_mobile=size == "phone").new_page()
+    sign_in(office, base, people.supervisor_email)
+    wait_synced(office)
+    for path, ready in [("/applications", "a.row"), (f"/application/{people.far_site_id}", "[data-test=decision]"),
+                        ("/review", "a.row"), (f"/review/{town['inspection']}", "svg.sitemap"), ("/deadlines", "h1"),
+                        (f"/closeout/{town['ldp']}", "h1:has-text('Close-out')"), ("/sites", "a.row"),
+                        (f"/site/{site}", "[data-test=office-links]"), ("/issues", "h1"), ("/account", "h1")]:
+        check_screen(office, base + "/#" + path, ready, problems)
+
+    applicant = new_context(SIZES[size], has_touch=size == "phone", is_mobile=size == "phone").new_page()
+    sign_in(applicant, base, people.applicant_email)
+    wait_synced(applicant)
+    for path, ready in [("/permits", "a.row"), (f"/permit/{town['draft']}", "[data-test=documents]"), ("/apply", "[data-test=level]"),
+                        (f"/permit/{site}/completion", "h1"), (f"/permit/{town['ldp']}", "[data-test=town-asks]"),
+                        (f"/permit/{town['ldp']}/final-report", "[data-test=report-documents]"), ("/issues", "h1"), ("/account", "h1")]:
+        check_screen(applicant, base + "/#" + path, ready, problems)
+    assert problems == [], "\n".join(problems)
