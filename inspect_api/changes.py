@@ -90,6 +90,12 @@ def touch(obj: Any) -> None:
         db.session.info.setdefault(_PENDING, {})[(entity, str(obj.id))] = (type(obj), _permit_of(obj))
 
 
+def touch_row(model: type, record_id: str, permit_id: str | None, session: Session | None = None) -> None:
+    """touch() by id, for a record not loaded (e.g. from inside a flush, where loading is off limits)."""
+    info = (session or db.session).info
+    info.setdefault(_PENDING, {})[(model.__sync_entity__, str(record_id))] = (model, permit_id)
+
+
 def _chunks(items: list, size: int = 500):
     # Bounded IN lists: one commit may touch more records than SQLite allows bound parameters.
     for start in range(0, len(items), size):

@@ -25,6 +25,9 @@ def instance_path(configured: str | os.PathLike | None = None) -> Path:
     return Path(configured).expanduser().resolve() if configured else Path.cwd().resolve() / "instance"
 
 
+MIN_SECRET_BYTES = 32
+
+
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
@@ -54,12 +57,28 @@ class Config:
 
     MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 40 * 1024 * 1024)
     MAX_IMAGE_PIXELS = _int("MAX_IMAGE_PIXELS", 100_000_000)
+    # Memory one image may take to read (decoded pixels plus working copies). JPEG decodes reduced
+    # (draft mode), so any JPEG within MAX_IMAGE_PIXELS fits; PNG, WebP and HEIC decode at full size:
+    # 320 MB admits a 48 MP HEIC from a current phone and a 22 MP PNG with transparency, and
+    # refuses larger ones (422 image_too_large). IMAGE_WORKERS images are read at once per process;
+    # the next waits up to IMAGE_WAIT_SECONDS, then 503 image_busy.
+    MAX_IMAGE_DECODE_BYTES = _int("MAX_IMAGE_DECODE_BYTES", 320 * 1024 * 1024)
+    IMAGE_WORKERS = _int("IMAGE_WORKERS", 2)
+    IMAGE_WAIT_SECONDS = _int("IMAGE_WAIT_SECONDS", 30)
     MAX_DOCUMENT_BYTES = _int("MAX_DOCUMENT_BYTES", 40 * 1024 * 1024)
     # A JSON body is small; photos and documents have their own streaming paths and limits.
     MAX_CONTENT_LENGTH = None
     MAX_JSON_BYTES = _int("MAX_JSON_BYTES", 5 * 1024 * 1024)
+    # No record nests more than a few levels; Python's parser and encoder recurse once per level
+    # and fail near 1000, so deeper bodies are refused (400 json_too_deep) before anything parses them.
+    MAX_JSON_DEPTH = _int("MAX_JSON_DEPTH", 768)
+    # Unsubmitted applications one account may hold at once (409 too_many_drafts beyond).
+    MAX_OPEN_DRAFTS = _int("MAX_OPEN_DRAFTS", 20)
     SYNC_MAX_BATCH = _int("SYNC_MAX_BATCH", 500)
     SYNC_PULL_MAX_LIMIT = _int("SYNC_PULL_MAX_LIMIT", 1000)
+    # A pull page also ends once its records reach this many bytes of JSON (a record larger than
+    # this still goes, alone), so a few huge records cannot make one page tens of megabytes.
+    SYNC_PULL_MAX_BYTES = _int("SYNC_PULL_MAX_BYTES", 5 * 1024 * 1024)
     TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
     UPLOAD_TEMP_DIR = os.environ.get("UPLOAD_TEMP_DIR")  # None -> instance/tmp
@@ -67,6 +86,9 @@ class Config:
     # With S3 storage, photos redirect to presigned bucket URLs: list the bucket's https origin(s)
     # (space-separated) so the app's Content-Security-Policy lets it show them.
     PWA_MEDIA_ORIGINS = os.environ.get("PWA_MEDIA_ORIGINS", "")
+    # The address clients reach the API at (https://permits.example.org); absolute URLs the API
+    # hands out (the tus Location) are built on it, never on the request's Host. Unset: relative.
+    PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL") or None
 
     RATELIMIT_STORAGE_URI = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
     RATELIMIT_HEADERS_ENABLED = True
@@ -98,10 +120,14 @@ class Config:
     ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
 
     def check(self) -> None:
-        if not self.JWT_SECRET_KEY:
-            raise RuntimeError("JWT_SECRET_KEY must be set outside development and tests")
-        if not self.SECRET_KEY:
-            raise RuntimeError("SECRET_KEY must be set outside development and tests")
+        for name in ("JWT_SECRET_KEY", "SECRET_KEY"):
+            value = getattr(self, name)
+            if not value:
+                raise RuntimeError(f"{name} must be set outside development and tests")
+            # HS256 keys shorter than the hash (32 bytes) can be brute-forced from one token (RFC 7518 3.2).
+            if len(value.encode("utf-8")) < MIN_SECRET_BYTES:
+                raise RuntimeError(f"{name} must be at least {MIN_SECRET_BYTES} bytes long "
+                                   "(e.g. `python3 -c 'import secrets; print(secrets.token_hex(32))'`)")
         self.check_settings()
 
     def check_settings(self) -> None:

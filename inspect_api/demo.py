@@ -54,7 +54,7 @@ def build_demo_data(passwords: dict[str, str] | None = None, today: date | None 
     from .extensions import db
     from .clock import today as local_today
     seed.run_all()
-    ctx = DemoContext(passwords=passwords or {role: secrets.token_urlsafe(9) for role in ROLES},
+    ctx = DemoContext(passwords=passwords or {role: secrets.token_urlsafe(12) for role in ROLES},
                       today=today or local_today())
     _load_domain_steps()
     for step in [*_CORE_STEPS, *_DOMAIN_STEPS]:
@@ -220,7 +220,11 @@ def demo(host: str, port: int, password: str | None) -> None:
     """Create a fresh demo database with Fairhaven permits and one user per role, then serve it."""
     import flask_migrate
 
+    from .auth.passwords import password_problems
     from .config import instance_path
+    if password and password_problems(password):
+        # The demo accounts follow the same password rule as real ones (NIST SP 800-63B).
+        raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
     instance = instance_path()
     _fresh_files(instance)
     app = _demo_app(instance)

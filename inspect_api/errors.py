@@ -172,6 +172,13 @@ def register_error_handlers(app: Flask) -> None:
         log.info("value out of range for the database: %s", exc)
         return error_response(422, "A value is out of range.", "validation_error")
 
+    @app.errorhandler(RecursionError)
+    def _too_deep(exc: RecursionError):
+        # Bodies deeper than MAX_JSON_DEPTH are refused before parsing; this is the last line should
+        # some other nesting (a query value, a stored record) still reach a recursive routine.
+        log.warning("recursion limit reached while handling a request", exc_info=True)
+        return error_response(400, "The request nests too deeply to process.", "json_too_deep")
+
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         log.exception("unhandled error")

@@ -1,9 +1,63 @@
 """Request limits and response headers that apply to every route."""
 from __future__ import annotations
 
-from flask import Flask, request
+import json
+import re
+from array import array
+from itertools import accumulate
 
-from .errors import NotFound, ValidationFailed
+from flask import Flask, current_app, request
+
+from .errors import ApiError, NotFound, ValidationFailed
+
+# A JSON string, escapes included (possessive, so an unterminated one costs one linear pass).
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# Opening brackets become +1 and closing ones -1 when the bytes are read as signed chars.
+_SIGNED = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply the JSON text `data` nests arrays and objects, without parsing it (a parser
+    recurses once per level and fails far below what a 5 MB body can hold)."""
+    if data.count(b"[") + data.count(b"{") <= 1:
+        return data.count(b"[") + data.count(b"{")
+    steps = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS).translate(_SIGNED)
+    return max(accumulate(array("b", steps)), default=0)
+
+
+def _lone_surrogate_at(value) -> str | None:
+    """The path of the first text (key or value) holding a lone UTF-16 surrogate ("\\ud800"), which
+    JSON can escape but no database can store; walked without recursion."""
+    stack = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or "json"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((f"{path}.{key}" if path else str(key), key))
+                stack.append((f"{path}.{key}" if path else str(key), child))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
+    return None
+
+
+# Photos and documents are evidence only some accounts may see: a browser may keep a copy, but must
+# ask again (a conditional GET on the ETag, answered 304 while the bytes are unchanged) before
+# showing it, so after sign-out, or when access ends, the cached copy is not shown to anyone.
+PRIVATE_FILE_CACHE = "private, no-cache"
+
+
+def public_url(path: str) -> str:
+    """An absolute URL for `path` on PUBLIC_BASE_URL, or `path` itself (a relative reference, which
+    tus and RFC 9110 allow in Location). Never built from the request's Host: behind a proxy that
+    passes any Host through, an echoed one would send a client's next bytes to whoever named it."""
+    base = current_app.config.get("PUBLIC_BASE_URL")
+    return base.rstrip("/") + path if base else path
 
 
 def register_http_policies(app: Flask) -> None:
@@ -23,8 +77,22 @@ def register_http_policies(app: Flask) -> None:
         # Flask enforces this while reading, so a chunked body without Content-Length is caught too.
         if request.mimetype == "application/json" or request.mimetype.endswith("+json"):
             request.max_content_length = app.config["MAX_JSON_BYTES"]
-            if b"\\u0000" in request.get_data(cache=True):
+            data = request.get_data(cache=True)
+            if b"\\u0000" in data:
                 raise ValidationFailed("Text may not contain NUL characters.", errors={"json": ["Contains \\u0000."]})
+            limit = app.config["MAX_JSON_DEPTH"]
+            if json_depth(data) > limit:
+                raise ApiError(f"The JSON body nests deeper than {limit} levels.", error="json_too_deep",
+                               errors={"json": [f"Nested deeper than {limit} levels."]})
+            if b"\\u" in data:  # a surrogate can only arrive escaped: raw UTF-8 cannot encode one
+                try:
+                    parsed = json.loads(data)
+                except (ValueError, RecursionError):
+                    return  # not JSON: the route's own parsing answers 400
+                where = _lone_surrogate_at(parsed)
+                if where:
+                    raise ValidationFailed("Text may not contain a lone UTF-16 surrogate (such as \\ud800).",
+                                           errors={where: ["Contains a lone surrogate."]})
 
     @app.after_request
     def _headers(response):

@@ -199,6 +199,8 @@ class S3BlobStore:
             params["ResponseContentDisposition"] = f'inline; filename="{safe}"'
         if content_type:
             params["ResponseContentType"] = content_type
+        # Every blob is private evidence: the bucket's answer, too, is revalidated before reuse.
+        params["ResponseCacheControl"] = "private, no-cache"
         return self.client.generate_presigned_url("get_object", Params=params, ExpiresIn=self.expires_in)
 
 

@@ -23,12 +23,20 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import hashlib
+
 import jwt as pyjwt
 import pytest
+
+from inspect_api.extensions import db
+from inspect_api.photos.tus import encode_metadata
+from inspect_api.sync.models import SyncConflict
 
 from .authorization_sweep_support import (ADMIN_MANAGES, API, ITEM_ROUTES, LIST_ROUTES,  # noqa: F401
                                           PROTOCOL_HEADERS, ROUTES, UNAUTHENTICATED, assert_error, id_kind,
                                           stranger_url, sweep, sweep_app)
+from .authorization_photo_parents import CAST, PARENT_TYPES, STATES, WHERE, PhotoParents, expected
+from .authorization_world import TUS, small_jpeg
 
 def cases(routes):
     return [pytest.param(method, path, args, id=f"{method} {path}") for method, path, args in routes]
@@ -139,3 +147,106 @@ def test_owner_lists_show_every_kind_of_record(sweep):
             seen += sweep.request("b", "GET", path, url).get_data(as_text=True)
     missing = sorted(kind for kind, value in sweep.world.record_ids().items() if value not in seen)
     assert not missing, f"B's own lists never show these kinds, so the list sweep cannot see them: {missing}"
+
+
+# -- 4. photo parents: every parent type x every role x same and other permit x open and locked ------
+@pytest.fixture(scope="module")
+def photo_parents(sweep):
+    return PhotoParents(sweep.world).build()
+
+
+def _attach(sweep, path: str, who: str, permit_id: str, kind: str, parent_id: str):
+    data = small_jpeg()
+    digest, photo_id = hashlib.sha256(data).hexdigest(), str(uuid.uuid4())
+    meta = {"permit_id": permit_id, "parent_type": kind, "parent_id": parent_id}
+    headers = dict(sweep.world.h[who])
+    if path == "put":
+        return sweep.client.put(f"{API}/photos/{photo_id}", data=data, query_string=meta,
+                                headers={**headers, "Content-Type": "image/jpeg", "X-Content-SHA256": digest})
+    created = sweep.client.post(f"{API}/uploads", headers={**headers, **TUS, "Upload-Length": str(len(data)),
+                                                            "Upload-Metadata": encode_metadata({
+                                                                **meta, "photo_id": photo_id, "sha256": digest,
+                                                                "content_type": "image/jpeg"})})
+    if created.status_code != 201:
+        return created
+    finished = sweep.client.patch(created.headers["Location"], data=data, headers={
+        **headers, **TUS, "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"})
+    assert finished.status_code == 200, finished.get_data(as_text=True)[:400]
+    return created
+
+
+@pytest.mark.parametrize("path", ["put", "tus"])
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("kind", PARENT_TYPES)
+@pytest.mark.parametrize("who", CAST)
+def test_attaching_a_photo_needs_the_right_to_edit_its_parent(sweep, photo_parents, who, kind, state, where, path):
+    permit_id, parent_id = photo_parents.target(kind, state, where)
+    status, error = expected(who, kind, state, where)
+    response = _attach(sweep, path, who, permit_id, kind, parent_id)
+    if status == 201:
+        assert response.status_code == 201, response.get_data(as_text=True)[:400]
+        return
+    body = assert_error(response, status)
+    assert body["error"] == error, body
+    # never a word of another permit's record: a 404 is the permit's, a 422 names only the field
+    assert parent_id not in response.get_data(as_text=True) or status != 404
+
+
+# -- 5. conflicts: a stale push is judged on rights first --------------------------------------------
+CONFLICT_RECORDS = ("order", "bond", "sample", "inspection", "permit")
+STALE = {"order": {"deadline": "2099-12-31"}, "bond": {"issuer": "Nobody Surety"}, "sample": {"notes": "moved"},
+         "inspection": {"notes": "moved"}, "permit": {"description": "moved"}}
+
+
+@pytest.mark.parametrize("who", ["a", "b", "i", "u", "s"])
+@pytest.mark.parametrize("entity", CONFLICT_RECORDS)
+def test_a_stale_push_is_judged_on_rights_before_versions(sweep, photo_parents, entity, who):
+    """A stale push is a conflict only from an account that may make the change at the current
+    version; otherwise it is rejected exactly as the current push is, and leaves no conflict."""
+    world = sweep.world
+    record_id = world.ids[entity]
+    path = {"order": "orders", "bond": "bonds", "sample": "samples", "inspection": "inspections",
+            "permit": "permits"}[entity]
+    device = f"{who}-tablet-{uuid.uuid4().hex[:6]}"
+    headers = dict(world.h[who])
+
+    def push(base_version):
+        response = sweep.client.post(f"{API}/sync/push", headers=headers, json={"device_id": device, "mutations": [{
+            "mutation_id": str(uuid.uuid4()), "entity": entity, "id": record_id, "op": "upsert",
+            "base_version": base_version, "data": STALE[entity]}]})
+        assert response.status_code == 200, response.get_data(as_text=True)[:400]
+        return response.get_json()["results"][0]
+
+    def conflicts() -> int:
+        db.session.expire_all()
+        return db.session.query(SyncConflict).filter_by(record_id=record_id, device_id=device).count()
+
+    current = sweep.client.get(f"{API}/{path}/{record_id}", headers=world.h["s"]).get_json()["version"]
+    stale = push(current - 1)
+    if who == "a":  # B's records are not A's to see
+        assert (stale["status"], stale["error"]) == ("rejected", "not_found"), stale
+        return
+    if (who == "b" and entity != "permit") or who == "u" or (who == "i" and entity in ("order", "bond", "permit")):
+        assert (stale["status"], stale["error"]) == ("rejected", "forbidden"), stale
+        assert conflicts() == 0
+        fresh = push(current)
+        assert (fresh["status"], fresh.get("error")) == ("rejected", "forbidden"), fresh
+        return
+    # the office, the assigned inspector on field records, the applicant on their own application: a
+    # conflict, kept for review with who raised it, from which device, and what differs
+    assert stale["status"] == "conflict", stale
+    conflict = sweep.client.get(f"{API}/sync/conflicts/{stale['conflict_id']}", headers=world.h["s"]).get_json()
+    author = {"b": world.b, "i": world.inspector, "s": world.supervisor}[who]
+    assert conflict["raised_by"] == {"id": author.id, "name": author.name}
+    assert conflict["device"] == {"id": device, "name": None}
+    assert conflict["differences"] and all(set(d) == {"field", "server", "device"} for d in conflict["differences"])
+    assert conflicts() == 1
+    if (who, entity) in (("b", "permit"), ("i", "inspection")):
+        # the author may not make this change now (the permit is past the applicant's edits, the inspection
+        # is submitted): the supervisor cannot carry it through by taking the device's version
+        taken = sweep.client.post(f"{API}/sync/conflicts/{stale['conflict_id']}/resolve", headers=world.h["s"],
+                                  json={"resolution": "take_device"})
+        body = assert_error(taken, 403)
+        assert body["error"] == "forbidden" and body["errors"]["raised_by"] == [author.id], body
+        assert sweep.client.get(f"{API}/{path}/{record_id}", headers=world.h["s"]).get_json()["version"] == current

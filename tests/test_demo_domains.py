@@ -19,7 +19,7 @@ from inspect_api.sampling.models import Sample
 from inspect_api.workdays import next_business_day
 
 PASSWORDS = {"applicant": "pw-applicant-1", "inspector": "pw-inspector-1", "supervisor": "pw-supervisor-1",
-             "admin": "pw-admin-1"}
+             "admin": "pw-admin-demo-1"}
 
 
 @pytest.fixture

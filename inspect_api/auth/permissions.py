@@ -37,11 +37,23 @@ def roles_required(*roles: str) -> Callable:
     return decorator
 
 
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
 def _remember_device() -> None:
     claims = get_jwt()
     g.session_id = claims.get("sid")
     # The device a session signed in on wins; the header only names a device for sessions without one.
-    g.device_id = claims.get("device") or request.headers.get("X-Device-Id")
+    named = request.headers.get("X-Device-Id")
+    g.device_id = claims.get("device") or named
+    if not claims.get("device") and named and request.method not in SAFE_METHODS:
+        # Records keep the device they were made on as evidence: a write may not name another
+        # account's tablet (sync push refuses the same in touch_device).
+        from ..sync.devices import device_owner
+        owner = device_owner(named)
+        if owner is not None and owner != current_user.id:
+            raise Forbidden("This device id is registered to another account; sign in on the device itself.",
+                            error="device_in_use")
 
 
 def current_device_id() -> str | None:

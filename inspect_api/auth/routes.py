@@ -10,7 +10,7 @@ from ..extensions import limiter
 from ..paging import PageArgs
 from . import services
 from .permissions import login_required, roles_required
-from .schemas import (AccessTokenSchema, CreateUserSchema, LoginSchema, RegisterSchema, SessionSchema,
+from .schemas import (AccessTokenSchema, ChangePasswordSchema, CreateUserSchema, LoginSchema, RegisterSchema, SessionSchema,
                       TokenPairSchema, UpdateUserSchema, UserSchema)
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1", description="Accounts, sign-in and sessions")
@@ -76,6 +76,18 @@ def me():
     return current_user
 
 
+@blp.route("/me/password", methods=["POST"])
+@login_required
+@limiter.limit(_login_limit, key_func=lambda: "password-change:" + str(current_user.id),
+               deduct_when=lambda response: response.status_code == 422)
+@blp.arguments(ChangePasswordSchema)
+@blp.response(204)
+@blp.alt_response(422, description="Wrong current password (invalid_credentials) or a weak new one")
+def change_password(body):
+    """Change your own password; every other session of your account is signed out"""
+    services.change_own_password(current_user, body["current_password"], body["new_password"], get_jwt().get("sid"))
+
+
 @blp.route("/users")
 class Users(MethodView):
     @roles_required("admin")
@@ -106,12 +118,15 @@ class UserItem(MethodView):
     @blp.arguments(UpdateUserSchema)
     @blp.response(200, UserSchema)
     def patch(self, body, user_id):
-        """Change a user's name, role, password or deactivate them; role changes end their sessions (admin)"""
-        return services.update_user(services.get_user(user_id), body, current_user)
+        """Change a user's name, role, password or deactivate them; a new password, a role change or a
+        deactivation ends their sessions. Admins cannot demote or deactivate themselves, and the last
+        active admin stays one (409 own_account / last_admin) (admin)"""
+        return services.update_user(services.get_user(user_id), body, current_user,
+                                    keep_session=get_jwt().get("sid") if user_id == current_user.id else None)
 
     @roles_required("admin")
     @blp.response(204)
-    @blp.alt_response(409, description="An admin cannot deactivate their own account")
+    @blp.alt_response(409, description="An admin cannot deactivate their own account (own_account), nor the last active admin (last_admin)")
     def delete(self, user_id):
         """Deactivate a user and end their sessions; the account stays for the records it made (admin)"""
         services.deactivate_user(services.get_user(user_id), current_user)

@@ -2,6 +2,9 @@ from marshmallow import Schema, fields, validate
 
 from .models import ROLES
 
+PASSWORD_RULE = ("At least 12 characters and not a common or easily guessed password (NIST SP 800-63B); "
+                 "a few uncommon words together work well.")
+
 
 class UserSchema(Schema):
     id = fields.String(dump_only=True)
@@ -14,7 +17,8 @@ class UserSchema(Schema):
 class RegisterSchema(Schema):
     email = fields.Email(required=True, validate=validate.Length(max=254))
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    password = fields.String(required=True, load_only=True, validate=validate.Length(min=10, max=256))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(min=12, max=256),
+                             metadata={"description": PASSWORD_RULE})
 
 
 class CreateUserSchema(RegisterSchema):
@@ -25,7 +29,14 @@ class UpdateUserSchema(Schema):
     name = fields.String(validate=validate.Length(min=1, max=200))
     role = fields.String(validate=validate.OneOf(ROLES))
     active = fields.Boolean()
-    password = fields.String(load_only=True, validate=validate.Length(min=10, max=256))
+    password = fields.String(load_only=True, validate=validate.Length(min=12, max=256),
+                             metadata={"description": PASSWORD_RULE})
+
+
+class ChangePasswordSchema(Schema):
+    current_password = fields.String(required=True, load_only=True, validate=validate.Length(min=1, max=256))
+    new_password = fields.String(required=True, load_only=True, validate=validate.Length(min=12, max=256),
+                                 metadata={"description": PASSWORD_RULE})
 
 
 class LoginSchema(Schema):
@@ -39,6 +50,9 @@ class TokenPairSchema(Schema):
     access_token = fields.String(required=True)
     refresh_token = fields.String(required=True)
     user = fields.Nested(UserSchema)
+    device_id = fields.String(allow_none=True, metadata={
+        "description": "The device this session signed in on: the one asked for, or a new id when that one "
+                       "belongs to another account (keep it and send it from now on)"})
 
 
 class AccessTokenSchema(Schema):

@@ -1,6 +1,7 @@
 """Accounts and sign-in sessions. Services flush; the request commits once."""
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timezone
 
 from flask import current_app
@@ -8,11 +9,11 @@ from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
 from .. import audit
-from ..errors import ApiError, Conflict, NotFound, Unauthorized
+from ..errors import ApiError, Conflict, NotFound, Unauthorized, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
 from .models import AuthSession, User
-from .passwords import hash_password, verify_password
+from .passwords import check_password, hash_password, needs_rehash, verify_password  # noqa: F401
 
 
 def normalise_email(email: str) -> str:
@@ -26,6 +27,7 @@ def find_user_by_email(email: str) -> User | None:
 def create_user(email: str, password: str, name: str, role: str, actor: User | None = None) -> User:
     if find_user_by_email(email) is not None:
         raise Conflict("An account with this e-mail already exists.", error="email_taken")
+    check_password(password, email=email, name=name)
     user = User(email=normalise_email(email), name=name.strip(), role=role, password_hash=hash_password(password))
     db.session.add(user)
     db.session.flush()
@@ -33,26 +35,60 @@ def create_user(email: str, password: str, name: str, role: str, actor: User | N
     return user
 
 
-def update_user(user: User, changes: dict, actor: User) -> User:
+def _check_admin_change(user: User, changes: dict, actor: User | None) -> None:
+    """An admin may not demote or deactivate their own account (another admin must), and the last
+    active admin can be neither demoted nor deactivated: the Town would be left with nobody able to
+    manage accounts or revoke a lost tablet."""
+    demotes = "role" in changes and changes["role"] != user.role
+    deactivates = changes.get("active") is False and user.active
+    if not (demotes or deactivates):
+        return
+    if actor is not None and actor.id == user.id:
+        raise Conflict("You cannot change your own role or deactivate your own account; ask another admin.",
+                       error="own_account")
+    if user.role == "admin" and user.active:
+        # Locks the other admins' rows (PostgreSQL) so two admins demoting each other at once
+        # cannot both pass this check; SQLite already runs one writing transaction at a time.
+        others = db.session.scalars(select(User.id).where(
+            User.role == "admin", User.active.is_(True), User.id != user.id).with_for_update()).all()
+        if not others:
+            raise Conflict("This is the last active admin; make another admin first.", error="last_admin")
+
+
+def update_user(user: User, changes: dict, actor: User | None, *, keep_session: str | None = None) -> User:
+    """Apply an admin's (or the account's own) changes. A new password, a role change or a
+    deactivation ends the account's sessions (all of them, or all but `keep_session`)."""
+    _check_admin_change(user, changes, actor)
     diff = {}
     for key in ("name", "role", "active"):
         if key in changes and getattr(user, key) != changes[key]:
             diff[key] = [getattr(user, key), changes[key]]
             setattr(user, key, changes[key])
     if changes.get("password"):
+        check_password(changes["password"], email=user.email, name=user.name)
         user.password_hash = hash_password(changes["password"])
         diff["password"] = "changed"
-    if changes.get("active") is False or "role" in diff:
-        revoke_sessions(user_id=user.id)
+    if changes.get("active") is False or "role" in diff or "password" in diff:
+        revoke_sessions(user_id=user.id, except_session=keep_session)
     db.session.flush()
     audit.record("user.update", "user", user.id, diff, actor=actor)
     return user
 
 
+def change_own_password(user: User, current_password: str, new_password: str, session_id: str | None) -> None:
+    """The signed-in user's own password change: the current password proves it is them, and every
+    other session of the account ends (a thief's stolen refresh token stops working)."""
+    if not verify_password(user.password_hash, current_password):
+        raise ValidationFailed("The current password is wrong.", error="invalid_credentials",
+                               errors={"current_password": ["Wrong password."]})
+    check_password(new_password, email=user.email, name=user.name, field="new_password")
+    update_user(user, {"password": new_password}, user, keep_session=session_id)
+
+
 def deactivate_user(user: User, actor: User) -> User:
     """Users are never deleted: audit rows and records keep pointing at who made them."""
     if user.id == actor.id:
-        raise Conflict("You cannot deactivate your own account; ask another admin.")
+        raise Conflict("You cannot deactivate your own account; ask another admin.", error="own_account")
     return update_user(user, {"active": False}, actor)
 
 
@@ -75,10 +111,21 @@ def authenticate(email: str, password: str) -> User:
     ok = verify_password(user.password_hash if user else None, password)
     if not ok or user is None or not user.active:
         raise Unauthorized("E-mail or password is wrong.", error="invalid_credentials")
+    if needs_rehash(user.password_hash):
+        # The hashing parameters changed since this hash was made (argon2-cffi's profile, or ours):
+        # the plain password is at hand only now, so the stored hash is upgraded on this sign-in.
+        user.password_hash = hash_password(password)
+        db.session.flush()
     return user
 
 
 def start_session(user: User, device_name: str | None, device_id: str | None) -> dict:
+    if device_id:
+        from ..sync.devices import device_owner
+        if device_owner(device_id) not in (None, user.id):
+            # A shared tablet whose id is another account's: this account gets a device of its own
+            # (answered as `device_id`, which the app keeps), never the other account's device.
+            device_id = str(uuid.uuid4())
     expires = _wall_now() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
     session = AuthSession(user_id=user.id, device_name=device_name, device_id=device_id, expires_at=expires)
     db.session.add(session)
@@ -92,6 +139,7 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
         "access_token": create_access_token(identity=user.id, additional_claims=claims),
         "refresh_token": create_refresh_token(identity=user.id, additional_claims=claims),
         "user": user,
+        "device_id": device_id,
     }
 
 
@@ -129,7 +177,8 @@ def revoke_session(session_id: str) -> None:
         db.session.flush()
 
 
-def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None) -> int:
+def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None,
+                    except_session: str | None = None) -> int:
     if user_id is None and device_id is None:
         raise ApiError("Name a user or a device to revoke.")
     query = select(AuthSession).where(AuthSession.revoked_at.is_(None))
@@ -137,6 +186,8 @@ def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None)
         query = query.where(AuthSession.user_id == user_id)
     if device_id is not None:
         query = query.where(AuthSession.device_id == device_id)
+    if except_session is not None:
+        query = query.where(AuthSession.id != except_session)
     sessions = db.session.scalars(query).all()
     now = _wall_now()
     for session in sessions:

@@ -118,5 +118,5 @@ class BondSchema(RecordFieldsSchema):
 
 
 class BondQuerySchema(PageArgs):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(("held", "partially_released", "released")))

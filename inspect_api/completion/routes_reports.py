@@ -7,6 +7,7 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
+from ..http import PRIVATE_FILE_CACHE
 from ..records import expected_version
 from . import documents, reports
 from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
@@ -125,6 +126,7 @@ class ReportDocumentItem(MethodView):
         response = send_file(source["file"], mimetype=doc.content_type, as_attachment=True,
                              download_name=doc.filename, etag=doc.sha256, conditional=True)
         response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
         return response
 
     @login_required

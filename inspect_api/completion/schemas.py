@@ -63,7 +63,7 @@ class CompletionNoticeSchema(_CloseoutRecordOut):
 
 
 class CompletionNoticeQuerySchema(PageArgs):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(NOTICE_STATUSES))
 
 
@@ -148,7 +148,7 @@ class FinalReportSchema(_CloseoutRecordOut):
 
 
 class FinalReportQuerySchema(PageArgs):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(REPORT_STATUSES))
     overdue = fields.Boolean()
 
@@ -177,4 +177,4 @@ class CompletionCertificateSchema(Schema):
 
 
 class CompletionCertificateQuerySchema(Schema):
-    permit_id = fields.String()
+    permit_id = fields.String(validate=validate.Length(max=64))

@@ -138,6 +138,15 @@ def findings_geojson(user, *, start=None, end=None, status=None) -> dict[str, An
     return rules.collection("findings", features)
 
 
+def _uploader(user_id: str | None) -> dict[str, Any] | None:
+    """Who uploaded a photo, as every photo list says it."""
+    if user_id is None:
+        return None
+    from ..auth.models import User
+    account = db.session.get(User, user_id)
+    return {"id": user_id, "name": account.name if account is not None else None}
+
+
 def photos_geojson(user, *, start=None, end=None, permit_id: str | None = None) -> dict[str, Any]:
     """Photos with a location (from EXIF or the device); photos without one have nothing to map and are left out."""
     query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)), live_clause(Photo),
@@ -153,6 +162,7 @@ def photos_geojson(user, *, start=None, end=None, permit_id: str | None = None) 
         "location_source": p.location_source, "distance_to_site_m": p.distance_to_site_m,
         "within_site": p.within_site, "sha256": p.sha256, "content_type": p.content_type, "width": p.width,
         "height": p.height, "url": f"/api/v1/photos/{p.id}", "thumbnail_url": f"/api/v1/photos/{p.id}/thumbnail",
+        "uploaded_by": _uploader(p.created_by),
     }) for p in photos]
     return rules.collection("photos", features)
 

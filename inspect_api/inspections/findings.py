@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Iterable
 
+import sqlalchemy as sa
 from sqlalchemy import Select, select
 
 from .. import clock
@@ -12,7 +13,7 @@ from .. import audit
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from . import rules
-from .models import FINDING_KINDS, SEVERITIES, Finding
+from .models import FINDING_KINDS, SEVERITIES, Finding, Inspection
 
 STATUS_FILTERS = ("open", "overdue", "closed")
 
@@ -59,6 +60,11 @@ def open_findings_query(user, *, permit_id: str | None = None, status: str | Non
     """Findings `user` may see, newest due last. `status`: None (every status), "open", "closed", or
     "overdue" (open and due before `on`, which defaults to today in America/New_York)."""
     query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), Finding.deleted_at.is_(None))
+    if user.role == "applicant":
+        # A draft inspection is the inspector's working copy (hidden from the applicant), and so is
+        # everything recorded on it until it is submitted.
+        seen = select(Inspection.id).where(Inspection.status != "draft", Inspection.deleted_at.is_(None))
+        query = query.where(sa.or_(Finding.inspection_id.is_(None), Finding.inspection_id.in_(seen)))
     if permit_id is not None:
         query = query.where(Finding.permit_id == str(permit_id))
     if status == "overdue":

@@ -9,6 +9,7 @@ from shapely.validation import explain_validity
 
 MAX_POSITIONS = 5_000
 MAX_RINGS = 50
+MAX_POLYGONS = 50
 
 
 def _position_problem(pos: Any) -> str | None:
@@ -22,26 +23,49 @@ def _position_problem(pos: Any) -> str | None:
     return None
 
 
-def polygon_problem(value: Any) -> str | None:
-    """None when `value` is a valid GeoJSON Polygon, else a sentence saying what is wrong."""
-    if not isinstance(value, dict) or value.get("type") != "Polygon":
-        return 'The limit of work must be a GeoJSON object with "type": "Polygon".'
-    rings = value.get("coordinates")
+def _rings_problem(rings: Any, total: int) -> tuple[str | None, int]:
+    """Check one polygon's rings; returns (problem, positions counted so far)."""
     if not isinstance(rings, list) or not rings or len(rings) > MAX_RINGS:
-        return f"A Polygon holds 1 to {MAX_RINGS} linear rings in `coordinates`."
-    total = 0
+        return f"A Polygon holds 1 to {MAX_RINGS} linear rings.", total
     for ring in rings:
         if not isinstance(ring, list) or len(ring) < 4:
-            return "Each ring needs at least four positions, the last equal to the first."
+            return "Each ring needs at least four positions, the last equal to the first.", total
         total += len(ring)
         if total > MAX_POSITIONS:
-            return f"The polygon has more than {MAX_POSITIONS} positions; simplify it."
+            return f"The limit of work has more than {MAX_POSITIONS} positions; simplify it.", total
         for pos in ring:
             problem = _position_problem(pos)
             if problem:
-                return problem
+                return problem, total
         if list(ring[0][:2]) != list(ring[-1][:2]):
-            return "Each ring must be closed: its last position equal to its first."
+            return "Each ring must be closed: its last position equal to its first.", total
+    return None, total
+
+
+def polygon_problem(value: Any) -> str | None:
+    """None when `value` is a valid GeoJSON Polygon or MultiPolygon, else a sentence saying what is
+    wrong. Strict: exactly the members "type" and "coordinates" (anything else would be stored and
+    served back unchecked, at any depth), at most MAX_POLYGONS polygons, MAX_RINGS rings each and
+    MAX_POSITIONS positions in all, every ring closed. The shape is walked level by level, never
+    recursively, so no nesting can exhaust the stack."""
+    if not isinstance(value, dict) or value.get("type") not in ("Polygon", "MultiPolygon"):
+        return 'The limit of work must be a GeoJSON object with "type": "Polygon" or "MultiPolygon".'
+    extra = sorted(set(value) - {"type", "coordinates"})
+    if extra:
+        return f'The limit of work holds only "type" and "coordinates", not {", ".join(map(repr, extra))}.'
+    coordinates = value.get("coordinates")
+    if value["type"] == "Polygon":
+        problem, _ = _rings_problem(coordinates, 0)
+    else:
+        if not isinstance(coordinates, list) or not coordinates or len(coordinates) > MAX_POLYGONS:
+            return f"A MultiPolygon holds 1 to {MAX_POLYGONS} polygons in `coordinates`."
+        problem, total = None, 0
+        for rings in coordinates:
+            problem, total = _rings_problem(rings, total)
+            if problem:
+                break
+    if problem:
+        return problem
     try:
         geometry = shape(value)
     except Exception:  # shapely raises several types for malformed input

@@ -40,7 +40,9 @@ class SiteSchema(Schema):
     parcel_id = fields.String(allow_none=True, validate=validate.Length(max=60))
     location = fields.Nested(SiteLocationSchema, required=True)
     limit_of_work = fields.Dict(allow_none=True, validate=_polygon,
-                                metadata={"description": "GeoJSON Polygon of the limit of work ([lon, lat] positions)"})
+                                metadata={"description": "GeoJSON Polygon or MultiPolygon of the limit of work ([lon, lat] "
+                                                        "positions): only `type` and `coordinates`, closed rings, "
+                                                        "at most 5,000 positions"})
 
 
 class OwnerSchema(Schema):
@@ -112,9 +114,9 @@ class PermitInputsSchema(_LuhpplCheck, Schema):
 
 class PermitCreateSchema(PermitInputsSchema):
     id = fields.UUID(metadata={"description": "Client-made id; resending the same id and data is idempotent"})
-    applicant_id = fields.String(metadata={"description": "Supervisors filing for an applicant name them here; a "
-                                                          "supervisor naming none opens an enforcement case "
-                                                          "(status `unpermitted`, R-O0)"})
+    applicant_id = fields.String(validate=validate.Length(max=64), metadata={
+        "description": "Supervisors filing for an applicant name them here; a supervisor naming none opens an "
+                       "enforcement case (status `unpermitted`, R-O0)"})
     parties = fields.List(fields.Nested(PartyInSchema), validate=validate.Length(max=20), metadata={
         "description": "Further parties (violators, contractors); a case names at least one violator"})
     case_id = fields.String(validate=validate.Length(max=36),
@@ -382,7 +384,7 @@ class PermitSchema(Schema):
 
 
 class PermitListQuerySchema(PageArgs):
-    status = fields.String(metadata={"description": "One status or several separated by commas"})
+    status = fields.String(validate=validate.Length(max=300), metadata={"description": "One status or several separated by commas"})
     review_level = fields.String(validate=validate.OneOf(REVIEW_LEVELS))
     assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
     q = fields.String(validate=validate.Length(max=200), metadata={"description": "Search number, address, parcel, owner, use"})

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, func, or_
+from flask import current_app
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import selectinload
 
 from .. import clock
@@ -177,6 +178,21 @@ def _applicant_for(user: User, data: dict[str, Any]) -> User | None:
     return applicant
 
 
+def _check_draft_room(applicant: User) -> None:
+    """One account may hold at most MAX_OPEN_DRAFTS unsubmitted applications (409 too_many_drafts):
+    drafts cost the Town storage and every supervisor's and inspector's sync, and a real applicant
+    files a handful. The applicant's row is locked first so parallel creates count one at a time
+    (PostgreSQL; SQLite runs one writing transaction at a time anyway)."""
+    limit = current_app.config["MAX_OPEN_DRAFTS"]
+    db.session.execute(select(User.id).where(User.id == applicant.id).with_for_update())
+    drafts = db.session.scalar(select(func.count()).select_from(Permit).where(
+        Permit.applicant_id == applicant.id, Permit.status == "draft"))
+    if drafts >= limit:
+        raise Conflict(f"This account already has {drafts} draft applications (the limit is {limit}); submit, "
+                       "withdraw or finish one of them first.", error="too_many_drafts",
+                       errors={"drafts": [drafts], "limit": [limit]})
+
+
 def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
     """File an application as a draft (R-C1); idempotent on a client-made id. A supervisor naming no
     applicant opens an enforcement case instead (status `unpermitted`, R-O0)."""
@@ -194,6 +210,8 @@ def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
         return existing, False
     if applicant is None:
         cases.check_case_parties(data)
+    else:
+        _check_draft_room(applicant)
     status = "draft" if applicant else "unpermitted"
     permit = Permit(id=permit_id, applicant_id=applicant_id, created_by=user.id, status=status,
                     device_id=current_device_id(), device_created_at=data.get("device_created_at"),

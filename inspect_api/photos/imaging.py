@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from pathlib import Path
@@ -20,7 +22,7 @@ from PIL import Image, ImageFile, PngImagePlugin
 
 from pillow_heif import register_heif_opener
 
-from ..errors import ImageInvalid
+from ..errors import ApiError, ImageInvalid
 from ..uploads import sniff_type
 from . import rules
 from .exif import ExifInfo, read_exif
@@ -47,6 +49,57 @@ FILTER = Image.Resampling.BOX
 PARALLEL_RESIZE_PIXELS = 1_500_000
 
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="resize")
+
+# Bytes Pillow keeps per pixel in memory, by mode (RGB and YCbCr are stored in 32-bit pixels too).
+_PIXEL_BYTES = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16L": 2, "I;16B": 2, "I;16N": 2}
+# Working copies on top of the decoded pixels until the thumbnails exist: a decoder's own buffers
+# (libheif, libwebp) for every image; flattening transparency onto white makes two full-size copies
+# (RGBA and RGB); any other conversion one.
+_ALPHA_MODES = ("RGBA", "LA", "PA", "RGBa", "La")
+
+
+class ImageTooLarge(ApiError):
+    code, error, default_message = 422, "image_too_large", "The image needs more memory to read than allowed."
+
+
+class ImageBusy(ApiError):
+    code, error, default_message = 503, "image_busy", "The server is reading other images; send this one again shortly."
+
+
+def decode_cost(image: Image.Image) -> int:
+    """Estimated peak bytes to decode `image` at its current (draft) size and make its thumbnails."""
+    width, height = image.size
+    pixels = width * height * _PIXEL_BYTES.get(image.mode, 4)
+    if image.mode in _ALPHA_MODES or (image.mode == "P" and "transparency" in image.info):
+        factor = 3.5
+    elif image.mode in ("RGB", "L", "YCbCr"):
+        factor = 1.5
+    else:
+        factor = 2.5
+    return int(pixels * factor)
+
+
+_slots: threading.BoundedSemaphore | None = None
+_slots_size = 0
+_slots_lock = threading.Lock()
+
+
+@contextmanager
+def slot(workers: int, wait_seconds: float):
+    """One of `workers` image slots of this process (IMAGE_WORKERS): decoding is memory- and
+    CPU-bound, so a burst of uploads queues here instead of multiplying peak memory. 503 image_busy
+    after `wait_seconds`; the client retries (the app's outbox does)."""
+    global _slots, _slots_size
+    with _slots_lock:
+        if _slots is None or _slots_size != workers:
+            _slots, _slots_size = threading.BoundedSemaphore(max(1, workers)), workers
+        slots = _slots
+    if not slots.acquire(timeout=wait_seconds):
+        raise ImageBusy(errors={"retry_after_s": [5]})
+    try:
+        yield
+    finally:
+        slots.release()
 
 
 @dataclass
@@ -86,10 +139,34 @@ def open_image(path: Path, head: bytes, max_pixels: int) -> tuple[Image.Image, s
     return image, sniffed
 
 
-def _decode(image: Image.Image, longest: int) -> Image.Image:
-    """Decode everything once, at the smallest DCT scale that still covers `longest` pixels."""
+def _jpeg_request(image: Image.Image, longest: int, max_bytes: int | None) -> tuple[int, int]:
+    """The size to ask libjpeg for: the display size, or, when decoding at the scale that gives
+    (1/2, 1/4, 1/8, chosen by floor division as Pillow's draft does) would exceed the budget, a
+    smaller one; the thumbnails are then a little smaller, never the memory larger."""
+    width, height = image.size
+    wanted = rules.fit_within(width, height, longest)
+    ratio = min(width // max(wanted[0], 1), height // max(wanted[1], 1))
+    scale = next(s for s in (8, 4, 2, 1) if ratio >= s)
+    per_pixel = decode_cost(Image.new("L", (1, 1)).convert(image.mode)) if max_bytes is not None else 0
+    while max_bytes is not None and scale < 8 and (-(-width // scale)) * (-(-height // scale)) * per_pixel > max_bytes:
+        scale *= 2
+    return (width // scale, height // scale) if scale > 1 else wanted
+
+
+def _decode(image: Image.Image, longest: int, max_bytes: int | None = None) -> Image.Image:
+    """Decode everything once, at the smallest DCT scale that still covers `longest` pixels, unless
+    that would cost more than `max_bytes` of memory (422 image_too_large, before any pixel is read).
+    JPEG is decoded reduced, so any JPEG within MAX_IMAGE_PIXELS fits; the other formats decode at
+    full size, so the budget is what bounds them."""
+    width, height = image.size
     if image.format in ("JPEG", "MPO"):  # MPO: multi-picture JPEG some cameras write
-        image.draft(image.mode, rules.fit_within(*image.size, longest))
+        image.draft(image.mode, _jpeg_request(image, longest, max_bytes))
+    cost = decode_cost(image)
+    if max_bytes is not None and cost > max_bytes:
+        advice = "Send a smaller image." if image.format in ("JPEG", "MPO") else "Send it as a JPEG, or smaller."
+        raise ImageTooLarge(f"Reading this {width}×{height} {image.format} image would take about "
+                            f"{cost // 2**20} MB of memory; the limit is {max_bytes // 2**20} MB. {advice}",
+                            errors={"decode_bytes": [cost], "limit": [max_bytes]})
     try:
         image.load()
     except Image.DecompressionBombError:
@@ -103,7 +180,7 @@ def _jpeg_ready(image: Image.Image) -> Image.Image:
     if image.mode in ("RGB", "L", "YCbCr"):
         return image
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
-        rgba = image.convert("RGBA")
+        rgba = image if image.mode == "RGBA" else image.convert("RGBA")  # no full-size copy when already RGBA
         flat = Image.new("RGB", rgba.size, (255, 255, 255))
         flat.paste(rgba, mask=rgba.getchannel("A"))
         return flat
@@ -158,7 +235,7 @@ def _small_thumbnail(display: Image.Image, turn: int, work_dir: Path) -> Path:
 
 
 def derive(path: Path, head: bytes, *, max_pixels: int, work_dir: Path,
-           default_tz: tzinfo = timezone.utc) -> Derived:
+           default_tz: tzinfo = timezone.utc, max_decode_bytes: int | None = None) -> Derived:
     """Validate the image at `path` and make its display (1280) and small (320) JPEG thumbnails."""
     image, content_type = open_image(path, head, max_pixels)
     temp_files: list[Path] = []
@@ -166,7 +243,7 @@ def derive(path: Path, head: bytes, *, max_pixels: int, work_dir: Path,
         stored_width, stored_height = image.size
         # Decode before reading EXIF: for PNG, reading EXIF loads the file, and a failure there must
         # reject the upload, not be skipped as "no EXIF".
-        decoded = _jpeg_ready(_decode(image, DISPLAY_SIZE))
+        decoded = _jpeg_ready(_decode(image, DISPLAY_SIZE, max_decode_bytes))
         info = read_exif(image, default_tz=default_tz)
         turn = info.orientation
         if content_type == "image/heic":

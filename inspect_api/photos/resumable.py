@@ -194,7 +194,13 @@ def finish(user, upload: PhotoUpload) -> tuple[Photo, bool]:
     with assembled:
         if assembled.size != upload.length:
             raise Gone("Part of this upload was lost; start a new one.", error="upload_expired")
-        photo, created = services.ingest_received(user, upload.photo_id, meta, assembled, expected)
+        # The caller committed the last chunk: end the transaction so the image is read without
+        # holding a database lock (the upload row is read again below).
+        upload_id, photo_id = upload.id, upload.photo_id
+        services.release_transaction()
+        derived = services.derive_image(assembled) if assembled.sha256 == expected else None
+        photo, created = services.ingest_received(user, photo_id, meta, assembled, expected, derived)
+        upload = get_upload(user, upload_id, for_update=True)
     services.discard_blobs(keys)
     upload.chunks, upload.completed_at = [], clock.now()
     db.session.flush()

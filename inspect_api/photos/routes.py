@@ -6,6 +6,7 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required
 from .. import paging
+from ..http import PRIVATE_FILE_CACHE
 from ..storage import get_storage
 from ..uploads import receive_to_tempfile
 from . import services
@@ -21,8 +22,14 @@ DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals
 - Limits: MAX_UPLOAD_BYTES (413, checked from Content-Length and while streaming) and
   MAX_IMAGE_PIXELS (422 image_invalid, checked from the header before decoding). Truncated or
   corrupt files are 422. Nothing is stored from a rejected or interrupted upload.
-- Metadata as query parameters or headers (X-Permit-Id, X-Parent-Type, ...). The parent record may
-  not exist yet; it is kept as given.
+- Metadata as query parameters or headers (X-Permit-Id, X-Parent-Type, ...).
+- Parents: attaching a photo needs the right to edit the parent (inspection, finding, sample, entry
+  authorization: an inspector assigned to the site or a supervisor; completion notice: the permit's
+  applicant or a supervisor), else 403. A parent of another permit the caller can see is 422. A locked
+  parent (approved inspection, closed finding, revoked authorization, accepted notice) or a closed
+  permit is 409 record_locked. The same checks apply on the tus path, at creation and on completion.
+- The parent record may not exist yet: such a photo is seen only by its uploader and supervisors, and
+  is in no report, until its parent exists on the same permit. `uploaded_by` names who uploaded it.
 - GPS: every rational form cameras write; a coordinate without its N/S or E/W reference is read as
   north/east; altitude reference 1 is below sea level. `location` is the EXIF position unless it is
   absent, not a number, out of range or exactly (0, 0), else the device fix (`source` says which).
@@ -68,8 +75,8 @@ def _serve(key: str, content_type: str, etag: str, filename: str, *, original: b
         response.headers["Cache-Control"] = "no-store"
         return response
     response = send_file(store.local_path(key), mimetype=content_type, etag=etag, conditional=True,
-                         download_name=filename, max_age=3600)
-    response.headers["Cache-Control"] = "private, max-age=3600"
+                         download_name=filename)
+    response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
     if original:
         response.headers["X-Content-SHA256"] = etag
     return response
@@ -106,7 +113,10 @@ class PhotoItem(MethodView):
         photo_id = services.check_before_body(current_user, photo_id, meta)
         services.release_transaction()
         with receive_to_tempfile(request.stream, current_app.config["MAX_UPLOAD_BYTES"]) as received:
-            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected)
+            # Read the image before the database is touched again: no transaction (and on SQLite no
+            # write lock) is held while it decodes.
+            derived = services.derive_image(received) if received.sha256 == expected else None
+            photo, created = services.ingest_received(current_user, photo_id, meta, received, expected, derived)
         return services.dump_photo(photo), 201 if created else 200
 
     @login_required

@@ -9,7 +9,8 @@ from marshmallow import Schema, fields
 from ..auth.permissions import current_user, login_required
 from ..errors import ApiError
 from ..extensions import db
-from . import resumable, services, tus
+from ..http import public_url
+from . import imaging, resumable, services, tus
 from .schemas import PhotoSchema
 
 tus_blp = Blueprint("uploads", __name__, url_prefix="/api/v1",
@@ -86,6 +87,9 @@ def _finish(upload):
     upload_id, keys = upload.id, resumable.chunk_keys(upload)
     try:
         photo, _created = resumable.finish(current_user, upload)
+    except imaging.ImageBusy:  # not the image's fault: the complete upload stays for a retry
+        db.session.rollback()
+        raise
     except ApiError:
         db.session.rollback()
         services.discard_blobs(keys)
@@ -111,7 +115,7 @@ class Uploads(MethodView):
         upload = resumable.create_upload(current_user, request.headers.get("Upload-Length"),
                                          request.headers.get("Upload-Metadata"),
                                          deferred="Upload-Defer-Length" in request.headers)
-        location = url_for("uploads.UploadItem", upload_id=upload.id, _external=True)
+        location = public_url(url_for("uploads.UploadItem", upload_id=upload.id))
         return upload, 201, {"Location": location, **_upload_headers(upload)}
 
 
@@ -140,6 +144,9 @@ class UploadItem(MethodView):
         upload = resumable.append_chunk(current_user, upload_id, offset, received)
         if upload.offset < upload.length:
             return "", 204, _upload_headers(upload)
+        # The last chunk is kept whatever the image turns out to be; committing it here lets the
+        # image be read outside any transaction (resumable.finish).
+        db.session.commit()
         return _finish(upload)
 
     @login_required

@@ -60,6 +60,11 @@ class PhotoLocationSchema(Schema):
     source = fields.String(validate=validate.OneOf(LOCATION_SOURCES))
 
 
+class UploadedBySchema(Schema):
+    id = fields.String()
+    name = fields.String(allow_none=True)
+
+
 def _time(description: str | None = None, **kwargs: Any) -> fields.String:
     metadata = {"format": "date-time", **({"description": description} if description else {})}
     return fields.String(metadata=metadata, **kwargs)
@@ -96,6 +101,8 @@ class PhotoSchema(Schema):
     created_at = _time()
     updated_at = _time()
     created_by = fields.String(allow_none=True)
+    uploaded_by = fields.Nested(UploadedBySchema, allow_none=True, metadata={
+        "description": "The account that uploaded the photo (id and name)."})
     device_id = fields.String(allow_none=True)
     device_created_at = _time(allow_none=True)
 

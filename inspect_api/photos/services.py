@@ -17,6 +17,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 
 from .. import audit
+from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
@@ -27,7 +28,7 @@ from ..permits.models import Permit
 from ..records import valid_uuid
 from ..storage import blob_key, get_storage
 from ..uploads import Received, temp_dir
-from . import imaging, rules
+from . import imaging, parents, rules
 from .models import Photo
 
 log = logging.getLogger(__name__)
@@ -40,15 +41,23 @@ API = "/api/v1"
 
 # -- queries ---------------------------------------------------------------------------------------
 def visible_photos(user) -> Select:
-    """Photos of the permits `user` may see (applicants: their own permits only). A photo belongs
-    with its record: one taken for an inspection the caller may not see (an applicant and a draft,
-    or an inspection not yet synced) stays hidden with it."""
+    """Photos of the permits `user` may see (applicants: their own permits only), and of those only
+    the ones that count for their parent (parents.attached), except to their uploader and to
+    supervisors, who see a photo still waiting for its parent (or one that will never count).
+    A photo belongs with its record: one on an inspection the caller may not see (an applicant and
+    a draft), or on a finding of one, stays hidden with it."""
     query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)))
+    if user.role != "supervisor":
+        query = query.where(sa.or_(Photo.created_by == user.id, parents.attached()))
     if user.role == "applicant":
+        from ..inspections.finding_services import visible_findings
+        from ..inspections.models import Finding
         from ..inspections.services import visible_inspections
         seen = visible_inspections(user).with_only_columns(Inspection.id)
-        query = query.where(sa.or_(Photo.parent_type.is_(None), Photo.parent_type != "inspection",
-                                   Photo.parent_id.in_(seen)))
+        seen_findings = visible_findings(user).with_only_columns(Finding.id).order_by(None)
+        query = query.where(sa.or_(Photo.parent_type.is_(None), Photo.parent_type.notin_(("inspection", "finding")),
+                                   sa.and_(Photo.parent_type == "inspection", Photo.parent_id.in_(seen)),
+                                   sa.and_(Photo.parent_type == "finding", Photo.parent_id.in_(seen_findings))))
     return query
 
 
@@ -101,9 +110,17 @@ def dump_photo(photo: Photo) -> dict[str, Any]:
         "url": f"{base}/original", "thumbnail_url": f"{base}/thumbnail",
         "small_thumbnail_url": f"{base}/thumbnail?size=small",
         "version": photo.version, "created_at": rfc3339(photo.created_at), "updated_at": rfc3339(photo.updated_at),
-        "created_by": photo.created_by, "device_id": photo.device_id,
+        "created_by": photo.created_by, "uploaded_by": uploaded_by(photo), "device_id": photo.device_id,
         "device_created_at": rfc3339(photo.device_created_at),
     }
+
+
+def uploaded_by(photo: Photo) -> dict[str, Any] | None:
+    """Who uploaded the photo, shown wherever the photo is (lists, review screens, report captions)."""
+    if photo.created_by is None:
+        return None
+    user = db.session.get(User, photo.created_by)
+    return {"id": photo.created_by, "name": user.name if user is not None else None}
 
 
 # -- checks made before the body is read -----------------------------------------------------------
@@ -131,11 +148,14 @@ def check_length(length: int | None) -> None:
 
 
 def check_before_body(user, photo_id: str, meta: dict[str, Any]) -> str:
-    """Everything that can be refused without reading the body: the id, and the permit (404 if the
-    caller may not see it). Returns the normalised id."""
+    """Everything that can be refused without reading the body: the id, the permit (404 if the
+    caller may not see it) and the right to attach the photo to its parent (parents.check_attach).
+    A resend of a photo already stored skips the parent check, so it stays idempotent even when the
+    parent was locked meanwhile (ingest_received answers it from the stored photo). Returns the id."""
     photo_id = valid_uuid(photo_id)
-    get_visible_permit(user, meta["permit_id"])
-    existing_photo(user, photo_id)
+    permit = get_visible_permit(user, meta["permit_id"])
+    if existing_photo(user, photo_id) is None:
+        parents.check_attach(user, permit, meta.get("parent_type"), meta.get("parent_id"))
     return photo_id
 
 
@@ -229,19 +249,40 @@ def _replay(existing: Photo, permit: Permit, received: Received) -> tuple[Photo,
                    errors={"id": ["Taken by other bytes or another permit."]})
 
 
+def derive_image(received: Received) -> imaging.Derived:
+    """Read the image and make its thumbnails: the slow, memory-hungry part of an upload. Call it
+    with no database transaction open (on SQLite a transaction holds the write lock, and every other
+    request would wait for the decode), within one of this process's IMAGE_WORKERS slots and inside
+    the MAX_IMAGE_DECODE_BYTES budget."""
+    config = current_app.config
+    with imaging.slot(config["IMAGE_WORKERS"], config["IMAGE_WAIT_SECONDS"]):
+        return imaging.derive(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
+                              max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], work_dir=temp_dir(),
+                              default_tz=_site_zone())
+
+
 def ingest_received(user, photo_id: str, meta: dict[str, Any], received: Received,
-                    expected_sha256: str) -> tuple[Photo, bool]:
+                    expected_sha256: str, derived: imaging.Derived | None = None) -> tuple[Photo, bool]:
     """Verify, read and store an uploaded photo. Returns (photo, created); the same id with the same
-    bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails."""
-    if received.sha256 != expected_sha256:
-        raise ChecksumMismatch(errors={"X-Content-SHA256": [f"The bytes received hash to {received.sha256}."]})
-    photo_id = valid_uuid(photo_id)
-    permit = get_visible_permit(user, meta["permit_id"])
-    existing = existing_photo(user, photo_id)
-    if existing is not None:
-        return _replay(existing, permit, received)
-    derived = imaging.derive(received.path, received.head, max_pixels=current_app.config["MAX_IMAGE_PIXELS"],
-                             work_dir=temp_dir(), default_tz=_site_zone())
+    bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails.
+    `derived` is the image already read by derive_image (outside any transaction); without it the
+    image is read here."""
+    try:
+        if received.sha256 != expected_sha256:
+            raise ChecksumMismatch(errors={"X-Content-SHA256": [f"The bytes received hash to {received.sha256}."]})
+        photo_id = valid_uuid(photo_id)
+        permit = get_visible_permit(user, meta["permit_id"])
+        existing = existing_photo(user, photo_id)
+        if existing is not None:
+            return _replay(existing, permit, received)
+        # Again here: a tus upload was checked when it started, and its parent may have been locked since.
+        parents.check_attach(user, permit, meta.get("parent_type"), meta.get("parent_id"))
+        if derived is None:
+            derived = derive_image(received)
+    except BaseException:
+        if derived is not None:
+            derived.cleanup()
+        raise
     try:
         photo = _new_photo(user, photo_id, permit, meta, received, derived)
         try:

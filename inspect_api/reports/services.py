@@ -18,6 +18,7 @@ from ..inspections.models import Finding, Inspection
 from ..inspections.services import get_inspection
 from ..permits.access import get_visible_permit
 from ..permits.models import Permit
+from ..photos import parents as photo_parents
 from ..photos.models import Photo
 from ..sampling.models import Sample
 from ..sampling.services import visible_samples
@@ -197,17 +198,20 @@ def _photo_refs(record: Inspection, findings: list[Finding], labels: dict[str, s
 
 def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str]) -> list[pdf.PhotoEntry]:
     """Thumbnails of the photos the inspection and its findings reference, plus photos uploaded with
-    the inspection as parent; only photos of this permit, so an id cannot pull in another site's."""
+    the inspection as parent; only photos of this permit, so an id cannot pull in another site's,
+    and only photos that count for their parent (photos.parents.attached): one still waiting for
+    its parent, or from an account that had no right to add it, is in no report. Each caption
+    says who uploaded the photo."""
     refs = _photo_refs(record, findings, labels)
     parents = [("inspection", record.id)] + [("finding", f.id) for f in findings]
-    attached = db.session.scalars(select(Photo).where(
-        Photo.permit_id == record.permit_id,
+    counted = select(Photo).where(Photo.permit_id == record.permit_id, photo_parents.attached())
+    attached = db.session.scalars(counted.where(
         or_(*[(Photo.parent_type == kind) & (Photo.parent_id == pid) for kind, pid in parents]))
         .order_by(Photo.created_at, Photo.id))
     known = {pid for pid, _ in refs}
     refs += [(p.id, "inspection photo") for p in attached if p.id not in known]
-    photos = {p.id: p for p in db.session.scalars(select(Photo).where(
-        Photo.permit_id == record.permit_id, Photo.id.in_([pid for pid, _ in refs])))} if refs else {}
+    photos = {p.id: p for p in db.session.scalars(counted.where(
+        Photo.id.in_([pid for pid, _ in refs])))} if refs else {}
     store = get_storage()
     entries = []
     for photo_id, caption in refs:
@@ -220,6 +224,7 @@ def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str])
                 log.warning("thumbnail %s of photo %s unreadable", photo.small_key, photo_id, exc_info=True)
             taken = photo.taken_at or photo.device_created_at
             caption = f"{caption} \u2013 {_when(taken)}" if taken else caption
+            caption = f"{caption} \u2013 uploaded by {_name(photo.created_by)}"
         entries.append(pdf.PhotoEntry(photo_id, caption, data))
     return entries
 

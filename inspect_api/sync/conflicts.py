@@ -14,12 +14,13 @@ from sqlalchemy import Select, select
 
 from .. import clock
 from .. import audit
-from ..errors import ApiError, Conflict, NotFound, ValidationFailed
+from ..auth.models import User
+from ..errors import ApiError, Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
 from ..records import check_version, expected_version
-from . import registry, rules
-from .models import SyncConflict
+from . import registry, rights, rules
+from .models import Device, SyncConflict
 
 FILTERS = ("status", "entity", "record_id", "permit_id")
 
@@ -54,9 +55,37 @@ def conflict_view(conflict: SyncConflict, record: dict[str, Any] | None = None) 
         "resolution", "resolved_by", "resolved_at", "resolved_version", "created_at")}
     view["device_version"] = {"base_version": conflict.base_version, "data": conflict.device_data}
     view["server_version"] = {"version": conflict.server_version, "data": conflict.server_record}
+    view.update(provenance(conflict))
     if record is not None:
         view["record"] = record
     return view
+
+
+def provenance(conflict: SyncConflict) -> dict[str, Any]:
+    """Who raised the conflict, from which device, and what differs (each field's server and device
+    value), so whoever resolves it sees whose change they would take."""
+    author = db.session.get(User, conflict.user_id) if conflict.user_id else None
+    device = db.session.get(Device, conflict.device_id) if conflict.device_id else None
+    server = conflict.server_record or {}
+    device_data = conflict.device_data or {}
+    return {
+        "raised_by": {"id": conflict.user_id, "name": author.name if author is not None else None},
+        "device": ({"id": conflict.device_id, "name": device.name if device is not None else None}
+                   if conflict.device_id else None),
+        "differences": [{"field": name, "server": server.get(name), "device": device_data.get(name)}
+                        for name in conflict.fields or []],
+    }
+
+
+def _check_author(adapter: registry.EntityAdapter, conflict: SyncConflict, record, changes: dict[str, Any]) -> None:
+    """Taking the device's version applies the author's change: only if the author may still make it
+    (sync/rights.py), whatever the resolver's own rights."""
+    author = db.session.get(User, conflict.user_id)
+    refused = rights.refusal(author, adapter, record, conflict.op, changes, locks_too=True)
+    if refused is not None:
+        name = author.name if author is not None else "its author"
+        raise Forbidden(f"The device's version cannot be taken: {name} may not make this change "
+                        f"({refused.message})", errors={"raised_by": [conflict.user_id], **refused.errors})
 
 
 def _changes(conflict: SyncConflict, body: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +100,9 @@ def _changes(conflict: SyncConflict, body: dict[str, Any]) -> dict[str, Any]:
 def _apply(user, adapter: registry.EntityAdapter, conflict: SyncConflict, body: dict[str, Any], expected: int | None):
     record = adapter.get(user, conflict.record_id)
     check_version(record, expected, adapter.dump)
+    if body["resolution"] == "take_device":
+        _check_author(adapter, conflict, record, conflict.device_data if conflict.op == "delete"
+                      else rules.take_device_changes(conflict.device_data, conflict.fields))
     if conflict.op == "delete" and body["resolution"] == "take_device":
         if adapter.delete is None:
             raise ApiError("This record cannot be deleted.", error="delete_not_allowed", code=405)

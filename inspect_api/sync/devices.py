@@ -6,8 +6,6 @@ refresh and access tokens stop working, and refuses its pushes and pulls from th
 """
 from __future__ import annotations
 
-from flask_jwt_extended import get_jwt
-
 from typing import Any
 
 import sqlalchemy as sa
@@ -66,12 +64,11 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
                         error="device_revoked")
     now = clock.now()
     if device.user_id != user.id:
-        # Tablets are shared, so a device follows whoever signed in ON it (their token carries its
-        # id); a request merely naming another account's device id must not take it over.
-        if (get_jwt() or {}).get("device") != device_id:
-            raise Forbidden("This device id is registered to another account; sign in on the device itself.",
-                            error="device_in_use")
-        device.user_id = user.id
+        # A device id names one account's tablet for good: signing in on a shared tablet gives the
+        # next person a device id of their own (auth.services.start_session), so nothing another
+        # account recorded is ever attributed to them, nor theirs to it.
+        raise Forbidden("This device id is registered to another account; sign in on the device itself.",
+                        error="device_in_use")
     if device.name is None and not fresh:
         device.name = _session_device_name(device_id)  # no query: the token check loaded the session
     if app_version:
@@ -84,6 +81,16 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
         device.pending_count, device.pending_reported_at = pending_count, now
     db.session.flush()
     return device
+
+
+def device_owner(device_id: str) -> str | None:
+    """The account a device id belongs to: its registry row, else the newest sign-in that named it
+    (a tablet that signed in but has not synced yet); None for an id nobody has used."""
+    owner = db.session.scalar(select(Device.user_id).where(Device.id == device_id))
+    if owner is not None:
+        return owner
+    return db.session.scalar(select(AuthSession.user_id).where(AuthSession.device_id == device_id)
+                             .order_by(AuthSession.created_at.desc()).limit(1))
 
 
 def visible_devices(user) -> Select:

@@ -48,21 +48,43 @@ def _data(user, entity: str, wanted: dict[str, tuple[int, int]]) -> dict[str, tu
     return out
 
 
-def render(user, entries: Iterable[tuple], cursor: str, has_more: bool) -> str:
+def render_parts(user, entries: Iterable[tuple]) -> list[str | None]:
+    """Each entry's JSON text, in page order; None for an upsert the caller may not (or no longer)
+    see, which the page leaves out."""
     entries = list(entries)
     wanted: dict[str, dict[str, Any]] = {}
     for entity, record_id, op, version, seq in entries:
         if op == "upsert":
             wanted.setdefault(entity, {})[record_id] = (version, seq)
     data = {entity: _data(user, entity, ids) for entity, ids in wanted.items()}
-    parts = []
+    parts: list[str | None] = []
     for entity, record_id, op, version, _seq in entries:
         head = f'{{"entity":{json.dumps(entity)},"id":{json.dumps(record_id)},"op":"{op}","version":'
         if op == "delete":
             parts.append(f'{head}{int(version)},"data":null}}')
             continue
         found = data[entity].get(record_id)
-        if found is not None:  # gone since, or not for this caller: a later feed row says what became of it
-            parts.append(f'{head}{int(found[0])},"data":{found[1]}}}')
-    return (f'{{"changes":[{",".join(parts)}],"cursor":{json.dumps(cursor)},'
+        # gone since, or not for this caller: a later feed row says what became of it
+        parts.append(f'{head}{int(found[0])},"data":{found[1]}}}' if found is not None else None)
+    return parts
+
+
+def fitting(parts: list[str | None], max_bytes: int) -> int:
+    """How many leading entries fit in `max_bytes` of page text (at least one, so a single record
+    larger than the cap still goes, alone)."""
+    used = 0
+    for count, part in enumerate(parts):
+        size = len(part.encode("utf-8")) + 1 if part is not None else 0
+        if count and used + size > max_bytes:
+            return count
+        used += size
+    return len(parts)
+
+
+def assemble(parts: Iterable[str | None], cursor: str, has_more: bool) -> str:
+    return (f'{{"changes":[{",".join(p for p in parts if p is not None)}],"cursor":{json.dumps(cursor)},'
             f'"has_more":{"true" if has_more else "false"}}}')
+
+
+def render(user, entries: Iterable[tuple], cursor: str, has_more: bool) -> str:
+    return assemble(render_parts(user, entries), cursor, has_more)

@@ -150,5 +150,16 @@ def pull_json(user, token: str | None, limit: int | None) -> str:
     if rules.cursor_expired(cursor, purged):
         raise Gone("Deletions this device has not seen were purged; pull again without a cursor.",
                    error="cursor_expired")
-    page, cursor, has_more = _collect(user, cursor, limit, top)
-    return payload.render(user, page.entries.values(), rules.encode_cursor(cursor, _key()), has_more)
+    page, after, has_more = _collect(user, cursor, limit, top)
+    entries = list(page.entries.values())
+    parts = payload.render_parts(user, entries)
+    keep = payload.fitting(parts, config["SYNC_PULL_MAX_BYTES"])
+    if keep < len(entries):
+        # Over SYNC_PULL_MAX_BYTES: the page ends early. Collecting again with the smaller limit
+        # yields exactly the first `keep` entries (collection is deterministic and fills the page in
+        # order) together with the cursor that resumes right after them, so nothing is skipped.
+        page, after, has_more = _collect(user, cursor, keep, top)
+        kept = list(page.entries.values())
+        parts = parts[:keep] if [e[:2] for e in kept] == [e[:2] for e in entries[:keep]] else \
+            payload.render_parts(user, kept)
+    return payload.assemble(parts, rules.encode_cursor(after, _key()), has_more)

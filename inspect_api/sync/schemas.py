@@ -87,6 +87,17 @@ class _ServerVersion(Schema):
     data = fields.Dict(allow_none=True)
 
 
+class _Ref(Schema):
+    id = fields.String()
+    name = fields.String(allow_none=True)
+
+
+class _Difference(Schema):
+    field = fields.String()
+    server = fields.Raw(allow_none=True, metadata={"description": "The server's current value."})
+    device = fields.Raw(allow_none=True, metadata={"description": "The value the device sent."})
+
+
 class ConflictSchema(Schema):
     id = fields.String()
     entity = fields.String()
@@ -99,6 +110,10 @@ class ConflictSchema(Schema):
     device_version = fields.Nested(_DeviceVersion)
     server_version = fields.Nested(_ServerVersion)
     fields_ = fields.List(fields.String(), data_key="fields", attribute="fields")
+    raised_by = fields.Nested(_Ref, metadata={"description": "The account whose push raised the conflict."})
+    device = fields.Nested(_Ref, allow_none=True, metadata={"description": "The device it was pushed from."})
+    differences = fields.List(fields.Nested(_Difference), metadata={
+        "description": "Each differing field with the server's and the device's value."})
     status = fields.String(validate=validate.OneOf(CONFLICT_STATUSES))
     resolution = fields.String(allow_none=True)
     resolved_by = fields.String(allow_none=True)

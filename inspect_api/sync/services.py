@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
-from . import registry, rules
+from . import registry, rights, rules
 from .devices import touch_device
 from .models import SyncConflict, SyncMutation
 from .schemas import MutationSchema
@@ -240,6 +240,7 @@ def _create(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
         result = adapter.create(user, data)
     except Conflict as exc:
         if existing is not None and exc.error == "conflict":
+            _check_rights(user, adapter, existing, m)
             raise _ConflictFound("conflict", "A record with this id already exists with other data.") from None
         raise
     record, created = result if isinstance(result, tuple) else (result, existing is None)
@@ -250,6 +251,7 @@ def _update(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
     if adapter.update is None or adapter.update_schema is None:
         raise ApiError(f"Devices cannot change a {m.entity.replace('_', ' ')}.", error="not_pushable", code=405)
     record = adapter.get(user, m.record_id)
+    _check_rights(user, adapter, record, m)
     _check_base(record, m)
     data = adapter.update_schema.load(rules.update_payload(m.data))
     try:
@@ -265,12 +267,24 @@ def _delete(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
     if m.base_version is None:
         raise ValidationFailed(errors={"base_version": ["Send the version you are deleting."]})
     record = adapter.get(user, m.record_id)
+    _check_rights(user, adapter, record, m)
     _check_base(record, m)
     try:
         adapter.delete(user, record, m.base_version)
     except VersionConflict as exc:
         raise _ConflictFound("version_conflict", exc.message) from None
     return Outcome("applied", version=getattr(record, "version", None))
+
+
+def _check_rights(user, adapter: registry.EntityAdapter, record: Any, m: Mutation) -> None:
+    """Rights before versions (sync/rights.py): a stale change from an account that may not make it
+    is rejected `forbidden` instead of being kept as a conflict. A current one needs no trial: the
+    update itself checks the rights."""
+    if record.version == m.base_version:
+        return
+    refused = rights.refusal(user, adapter, record, m.op, m.data)
+    if refused is not None:
+        raise refused
 
 
 def _check_base(record: Any, m: Mutation) -> None:

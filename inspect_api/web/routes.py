@@ -58,6 +58,8 @@ def _send(relative: str) -> Response:
         raise NotFound("No such file.")
     # send_from_directory refuses paths that leave PWA_ROOT (safe_join) and answers 404 for those.
     response = send_from_directory(PWA_ROOT, relative, mimetype=TYPES[suffix], max_age=0, conditional=True)
+    # Set as a whole: werkzeug appends its own "; charset=utf-8" to text types, giving two.
+    response.headers["Content-Type"] = TYPES[suffix]
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = content_security_policy(current_app.config.get("PWA_MEDIA_ORIGINS"))
     response.headers["X-Content-Type-Options"] = "nosniff"

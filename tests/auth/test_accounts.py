@@ -128,7 +128,7 @@ def test_admin_manages_users(client, factory):
 
 def test_admin_cannot_deactivate_themselves(client, factory):
     admin, headers = factory.as_role("admin")
-    assert_error(client.delete(f"/api/v1/users/{admin.id}", headers=headers), 409, "conflict")
+    assert_error(client.delete(f"/api/v1/users/{admin.id}", headers=headers), 409, "own_account")
 
 
 @pytest.mark.parametrize("role", ["applicant", "inspector", "supervisor"])

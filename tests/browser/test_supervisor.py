@@ -35,6 +35,7 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     assert page.locator("svg.sitemap rect.sitept").count() == 1
     page.locator("figure.photo img[src^='blob:']").nth(1).wait_for()
     assert page.locator("figure.photo img[src^='blob:']").count() == 2
+    assert page.locator("[data-test=uploaded-by]").all_inner_texts() == ["By Ines Ortiz"] * 2
     screenshot(page, "supervisor-review")
     screenshot(page, "supervisor-review-map", locator="svg.sitemap")
 

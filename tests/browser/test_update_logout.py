@@ -89,3 +89,24 @@ def test_sign_out_with_unsent_work_asks_and_keeps_it(live_server, new_context, f
     sign_in(page, live_server.url, people.inspector_email)
     wait_synced(page)
     assert outbox_items(page) == []
+
+
+def test_sign_out_clears_private_media_caches_and_keeps_the_shell(live_server, new_context, factory):
+    email = factory.user("applicant").email
+    release_db()
+    page = new_context().new_page()
+    sign_in(page, live_server.url, email)
+    wait_for_service_worker(page)
+    shell = [name for name in cache_names(page) if name.startswith("inspect-shell-")]
+    assert shell
+    # a cache of private media, as a browser extension or an older version of the app could leave
+    page.evaluate("""async () => {
+        const cache = await caches.open('inspect-media-1');
+        await cache.put('/api/v1/photos/x/thumbnail', new Response('private bytes'));
+    }""")
+    assert "inspect-media-1" in cache_names(page)
+    page.goto(f"{live_server.url}/#/account")
+    page.get_by_role("button", name="Sign out").click()
+    page.locator("h1:has-text('Sign in')").wait_for()
+    poll(page, "async () => !(await caches.keys()).includes('inspect-media-1')")
+    assert sorted(cache_names(page)) == sorted(shell)  # the app still opens offline

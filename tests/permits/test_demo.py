@@ -16,7 +16,7 @@ def test_demo_command_is_registered():
 
 def test_demo_data(app, client):
     ctx = demo.build_demo_data({"applicant": "pw-applicant-1", "inspector": "pw-inspector-1",
-                                "supervisor": "pw-supervisor-1", "admin": "pw-admin-1"})
+                                "supervisor": "pw-supervisor-1", "admin": "pw-admin-demo-1"})
     roles = Counter(db.session.scalars(select(User.role)))
     assert roles == {"applicant": 2, "inspector": 1, "supervisor": 1, "admin": 1}
     permits = db.session.scalars(select(Permit)).all()

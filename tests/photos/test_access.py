@@ -52,9 +52,11 @@ def test_applicant_cannot_replay_anothers_photo_id(client, factory, uploaded):
 
 @pytest.mark.parametrize("role", ["inspector", "supervisor"])
 def test_staff_see_and_upload(client, factory, uploaded, role):
-    _user, headers = factory.as_role(role)
+    user, headers = factory.as_role(role)
     r = client.get(f"/api/v1/photos/{uploaded[1]['id']}", headers=headers)
     assert r.status_code == 200 and r.get_json() == uploaded[1]
+    if role == "inspector":  # field records take photos from the inspectors assigned to the site
+        factory.assign(uploaded[0], user)
     up = put_photo(client, headers, uploaded[0].id, jpeg((70, 50)), parent_type="finding", parent_id=str(uuid.uuid4()))
     assert up.status_code == 201 and up.get_json()["parent_type"] == "finding"
 
@@ -71,8 +73,8 @@ def test_unauthenticated_is_401(client, uploaded):
 
 def test_list_by_parent(client, factory, owner, uploaded):
     parent = str(uuid.uuid4())
-    r = put_photo(client, owner[1], uploaded[0].id, jpeg((66, 44)), parent_type="sample", parent_id=parent)
-    listed = client.get("/api/v1/photos", query_string={"parent_type": "sample", "parent_id": parent},
+    r = put_photo(client, owner[1], uploaded[0].id, jpeg((66, 44)), parent_type="completion_notice", parent_id=parent)
+    listed = client.get("/api/v1/photos", query_string={"parent_type": "completion_notice", "parent_id": parent},
                         headers=owner[1])
     assert listed.status_code == 200 and listed.get_json() == [r.get_json()]
     _other, headers = factory.as_role("applicant")

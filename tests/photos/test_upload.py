@@ -39,7 +39,7 @@ def test_first_upload_is_201_with_the_full_body(client, applicant, permit, store
     data = jpeg((64, 48), exif=exif)
     photo_id = str(uuid.uuid4())
     captured = "2026-05-04T14:03:05Z"
-    r = put_photo(client, applicant[1], permit.id, data, photo_id=photo_id, parent_type="inspection",
+    r = put_photo(client, applicant[1], permit.id, data, photo_id=photo_id, parent_type="completion_notice",
                   parent_id=str(uuid.uuid4()), captured_at=captured, device_lat=41.6377, device_lon=-70.9037,
                   device_accuracy_m=8)
     assert r.status_code == 201, r.get_json()
@@ -58,7 +58,8 @@ def test_first_upload_is_201_with_the_full_body(client, applicant, permit, store
     assert body["within_site"] is None and body["far_from_site"] is False
     assert body["url"] == f"/api/v1/photos/{photo_id}/original"
     assert body["thumbnail_url"] == f"/api/v1/photos/{photo_id}/thumbnail"
-    assert body["permit_id"] == permit.id and body["parent_type"] == "inspection"
+    assert body["permit_id"] == permit.id and body["parent_type"] == "completion_notice"
+    assert body["uploaded_by"] == {"id": applicant[0].id, "name": applicant[0].name}
     assert len(stored()) == 3  # original + two thumbnails
 
 

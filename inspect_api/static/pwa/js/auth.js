@@ -49,6 +49,8 @@ export async function login(email, password) {
   });
   if (!response.ok) throw await errorFrom(response);
   const body = await response.json();
+  // A tablet whose id belongs to another account gets an id of its own for this account.
+  if (body.device_id) await meta.set("device_id", body.device_id);
   const previous = await meta.get("last_user_id");
   session = { access_token: body.access_token, refresh_token: body.refresh_token, user: body.user };
   await meta.set("session", session);
@@ -83,12 +85,23 @@ export async function clearUserData() {
   for (const key of ["cursor", "last_sync", "last_pull"]) await meta.remove(key);
 }
 
+// Cache Storage holds the versioned app shell and nothing else the app puts there on purpose; any
+// other cache (private media a browser or an older version kept) is dropped on sign-out.
+const SHELL_CACHE_PREFIX = "inspect-shell-";
+export async function clearPrivateCaches() {
+  if (!globalThis.caches) return;
+  for (const name of await caches.keys()) {
+    if (!name.startsWith(SHELL_CACHE_PREFIX)) await caches.delete(name);
+  }
+}
+
 // Ends the session here and on the server (when reachable). The outbox is the caller's decision.
 export async function logout() {
   const ending = session;
   session = null;
   await meta.remove("session");
   await clearUserData();
+  await clearPrivateCaches();
   emit();
   if (ending) {
     try {

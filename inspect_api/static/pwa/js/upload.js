@@ -72,6 +72,12 @@ async function sendFrom(item, offset, caps, onProgress) {
     const headers = { "Tus-Resumable": TUS, "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream" };
     if (caps.checksum) headers["Upload-Checksum"] = `${caps.checksum[0]} ${await digestBase64(caps.checksum[1], chunk)}`;
     last = await raw(item.upload_url, { method: "PATCH", headers, body: chunk, allow: [409, 460] });
+    if (last.status === 409) {  // a refusal of the finished photo (its record locked meanwhile) is final
+      const body = await maybeJson(last.clone());
+      if (body && body.error && body.error !== "offset_mismatch") {
+        throw new ApiError(body.message, { status: 409, key: body.error, errors: body.errors || {}, body });
+      }
+    }
     if (last.status === 409 || last.status === 460) {  // offset moved or chunk damaged in transit: ask again
       retries += 1;
       if (retries > 3) throw new ApiError("The connection keeps damaging this photo upload; it will be retried later.", { status: last.status });

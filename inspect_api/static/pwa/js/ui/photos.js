@@ -5,8 +5,18 @@ import * as outbox from "../outbox.js";
 import { sha256Hex } from "../hash.js";
 import { bestFix } from "../geo.js";
 import { raw } from "../api.js";
+import { onSessionChange } from "../auth.js";
 
 const urls = new Map();
+
+// Signing out forgets every photo shown: the next person on this device sees none of them, even
+// by id. (The server marks photos `private, no-cache`, so the browser's HTTP cache asks again, with
+// a sign-in, before it would show one.)
+export function forgetPhotoUrls() {
+  for (const url of urls.values()) URL.revokeObjectURL(url);
+  urls.clear();
+}
+onSessionChange((session) => { if (!session) forgetPhotoUrls(); });
 
 // An object URL for a photo: the device's copy if it is still in the outbox, else the server's thumbnail.
 export async function photoUrl(photoId) {

@@ -30,10 +30,12 @@ function niceLength(metres) {
 
 const svg = (tag, attrs, ...children) => h(`svg:${tag}`, attrs, ...children);
 
-// site: {lat, lon}; polygon: GeoJSON Polygon or null; inspection: {lat, lon}|null;
+// site: {lat, lon}; polygon: GeoJSON Polygon or MultiPolygon or null; inspection: {lat, lon}|null;
 // photos: [{n, lat, lon, accuracy_m, far}]
 export function siteMap({ site, polygon, inspection, photos = [] }) {
-  const ring = polygon && polygon.coordinates && polygon.coordinates[0] ? polygon.coordinates[0].map(([lon, lat]) => ({ lat, lon })) : [];
+  // The outer ring of the (first) polygon: a MultiPolygon's coordinates hold one more level.
+  const outer = polygon && polygon.coordinates && (polygon.type === "MultiPolygon" ? (polygon.coordinates[0] || [])[0] : polygon.coordinates[0]);
+  const ring = outer ? outer.map(([lon, lat]) => ({ lat, lon })) : [];
   const points = [site, inspection, ...ring, ...photos].filter((p) => p && Number.isFinite(p.lat) && Number.isFinite(p.lon));
   if (!points.length) return h("p.muted", "No coordinates to draw.");
   const { at, scale } = projector(points);

@@ -1,0 +1,139 @@
+"""Photo parents: the check made when a photo arrives (PUT /photos/{id} and tus alike), and the
+query that says when a stored photo counts for its parent record.
+
+A parent the server does not have yet is allowed (devices upload whatever is ready first), but
+such a photo counts for nothing until its parent exists on the same permit and its uploader had
+the right to edit that kind of record there (`attached`). That is evaluated when photos are read,
+never stored, so it cannot go stale: the moment the parent arrives the photo shows with it. Until
+then it is seen only by its uploader and supervisors, and it is in no report.
+
+The uploader's right is judged as of the upload: an inspector's photos stay evidence after the
+inspector is taken off the site, but a photo from an account that never had the right (an
+applicant's "inspection photo", an unassigned inspector's) never counts.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy import ColumnElement, event, exists, select
+from sqlalchemy.orm import Session
+
+from .. import changes
+from ..auth.models import User
+from ..errors import Conflict, Forbidden, ValidationFailed
+from ..extensions import db
+from ..permits.access import is_assigned, visible_permit_ids
+from ..permits.models import Assignment, Permit
+from . import parent_rules
+from .models import Photo
+
+
+def parent_models() -> dict[str, type]:
+    """parent_type -> model (imported here: those domains import photos, not the other way round)."""
+    from ..completion.models import CompletionNotice
+    from ..entry.models import EntryAuthorization
+    from ..inspections.models import Finding, Inspection
+    from ..sampling.models import Sample
+    return {"inspection": Inspection, "finding": Finding, "sample": Sample,
+            "entry_authorization": EntryAuthorization, "completion_notice": CompletionNotice}
+
+
+def _locked(parent_type: str, record) -> bool:
+    return parent_rules.parent_locked(
+        parent_type, status=getattr(record, "status", None),
+        deleted=getattr(record, "deleted_at", None) is not None,
+        revoked=getattr(record, "revoked_at", None) is not None)
+
+
+def check_attach(user, permit: Permit, parent_type: str | None, parent_id: str | None) -> None:
+    """May `user` add a photo to `permit` under this parent? Raises 409 record_locked (closed permit,
+    locked parent), 403 forbidden (no right to edit that kind of record here), 422 (a parent the
+    caller can see on another permit). A parent on a permit the caller cannot see answers exactly
+    like one not yet synced, so the check reveals nothing of other permits."""
+    if parent_rules.permit_locked(permit.status):
+        raise Conflict(f"The permit is {permit.status}; it takes no new photos.", error="record_locked")
+    assigned = user.role == "inspector" and is_assigned(user, permit)
+    if not parent_rules.may_attach(parent_type, user.role, assigned=assigned,
+                                   owns_permit=permit.applicant_id == user.id):
+        raise Forbidden(parent_rules.refusal(parent_type, user.role))
+    if parent_type is None:
+        return
+    record = db.session.get(parent_models()[parent_type], str(parent_id))
+    if record is None:
+        return  # not synced yet: allowed, and counted only once it arrives (see `attached`)
+    if record.permit_id != permit.id:
+        if db.session.scalar(visible_permit_ids(user).where(Permit.id == record.permit_id)) is not None:
+            raise ValidationFailed("The parent record belongs to another permit.",
+                                   errors={"parent_id": ["Must be a record of this permit."]})
+        return
+    if _locked(parent_type, record):
+        raise Conflict(f"This {parent_rules.words(parent_type)} is locked; it takes no new photos.",
+                       error="record_locked")
+
+
+def attached() -> ColumnElement[bool]:
+    """SQL, correlated to Photo: the photo counts for its parent (or has none)."""
+    role = select(User.role).where(User.id == Photo.created_by).correlate(Photo).scalar_subquery()
+    was_assigned = exists().where(
+        Assignment.permit_id == Photo.permit_id, Assignment.inspector_id == Photo.created_by,
+        Assignment.assigned_at <= Photo.created_at,
+        sa.or_(Assignment.removed_at.is_(None), Assignment.removed_at > Photo.created_at)).correlate(Photo)
+    owns_permit = exists().where(Permit.id == Photo.permit_id, Permit.applicant_id == Photo.created_by).correlate(Photo)
+    field_right = sa.or_(role == "supervisor", sa.and_(role == "inspector", was_assigned))
+    filed_right = sa.or_(role == "supervisor", sa.and_(role == "applicant", owns_permit))
+    branches = [Photo.parent_type.is_(None)]
+    for kind, model in parent_models().items():
+        conditions = [model.id == Photo.parent_id, model.permit_id == Photo.permit_id]
+        if hasattr(model, "deleted_at"):
+            conditions.append(model.deleted_at.is_(None))
+        right = field_right if kind in parent_rules.FIELD_PARENTS else filed_right
+        branches.append(sa.and_(Photo.parent_type == kind, exists().where(*conditions).correlate(Photo), right))
+    return sa.or_(*branches)
+
+
+def is_attached(photo: Photo) -> bool:
+    return bool(db.session.scalar(select(sa.literal(True)).select_from(Photo)
+                                  .where(Photo.id == photo.id, attached())))
+
+
+# -- sync: a photo that starts to count is sent again ------------------------------------------------
+# Whether a photo counts is read, not stored, so nothing about the photo row changes when its parent
+# arrives, or when a draft inspection is submitted and its findings and photos become the
+# applicant's to see. Devices pull by change, so those rows are marked changed then (changes.touch's
+# bookkeeping) and every device that skipped them receives them on its next pull.
+
+
+def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
+    """(parent_type, id) of parents that just appeared, and ids of inspections that just left draft."""
+    kinds = {model: kind for kind, model in parent_models().items()}
+    from ..inspections.models import Inspection
+    parents, submitted = [], []
+    for obj in session.new:
+        kind = kinds.get(type(obj))
+        if kind is not None:
+            parents.append((kind, str(obj.id)))
+    for obj in session.dirty:
+        if isinstance(obj, Inspection):
+            history = sa.inspect(obj).attrs.status.history
+            if "draft" in (history.deleted or ()) and obj.status != "draft":
+                submitted.append(str(obj.id))
+    return parents, submitted
+
+
+@event.listens_for(Session, "after_flush")
+def _resend_children(session: Session, _flush_context) -> None:
+    parents, submitted = _awakened(session)
+    if not parents and not submitted:
+        return
+    from ..inspections.models import Finding
+    with session.no_autoflush:
+        if submitted:
+            for finding_id, permit_id in session.execute(select(Finding.id, Finding.permit_id).where(
+                    Finding.inspection_id.in_(submitted))):
+                changes.touch_row(Finding, finding_id, permit_id, session)
+                parents.append(("finding", str(finding_id)))
+            parents += [("inspection", i) for i in submitted]
+        for start in range(0, len(parents), 400):
+            chunk = parents[start:start + 400]
+            condition = sa.or_(*[sa.and_(Photo.parent_type == kind, Photo.parent_id == pid) for kind, pid in chunk])
+            for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(condition)):
+                changes.touch_row(Photo, photo_id, permit_id, session)
