@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from pathlib import Path
 
 from flask import Flask
@@ -11,24 +10,20 @@ from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_pa
 from .errors import register_error_handlers
 from .extensions import api, db, jwt, limiter, migrate
 
-# Domain packages, in the order their blueprints appear in the OpenAPI document. A package joins
-# the app by having routes.py (a `blp`) and/or models.py; nothing else needs editing.
+# Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
+# of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
+# models.py. A missing module is an installation error and stops the app at start-up.
 DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos", "sync",
            "completion", "bonds", "enforcement", "reports", "exports", "web")
-
-
-def _domain_module(domain: str, part: str):
-    name = f"{__name__}.{domain}.{part}"
-    if importlib.util.find_spec(f"{__name__}.{domain}") is None or importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
+MODEL_DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos",
+                 "sync", "completion", "bonds", "enforcement")
 
 
 def import_models() -> None:
     """Import every domain's models so the metadata (and Alembic) sees all tables."""
     from . import audit, changes, numbering  # noqa: F401
-    for domain in DOMAINS:
-        _domain_module(domain, "models")
+    for domain in MODEL_DOMAINS:
+        importlib.import_module(f"{__name__}.{domain}.models")
 
 
 def create_app(config: Config | None = None) -> Flask:
@@ -71,13 +66,14 @@ def create_app(config: Config | None = None) -> Flask:
     limiter.init_app(app)
     api.init_app(app)
     for domain in DOMAINS:
-        routes = _domain_module(domain, "routes")
-        if routes is not None:
-            for blueprint in getattr(routes, "blueprints", [routes.blp]):
-                if getattr(blueprint, "_is_smorest", True) and hasattr(blueprint, "arguments"):
-                    api.register_blueprint(blueprint)
-                else:
-                    app.register_blueprint(blueprint)
+        routes = importlib.import_module(f"{__name__}.{domain}.routes")
+        for blueprint in getattr(routes, "blueprints", [routes.blp]):
+            if getattr(blueprint, "_is_smorest", True) and hasattr(blueprint, "arguments"):
+                api.register_blueprint(blueprint)
+            else:
+                app.register_blueprint(blueprint)
+    from .sync import registry as sync_registry
+    sync_registry.load()  # an incomplete sync declaration stops the start here
     register_error_handlers(app)
     register_request_transaction(app)
     from .http import register_http_policies

@@ -15,15 +15,16 @@ from flask import g, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .db import IdColumn, UTCDateTime, new_id, utcnow
+from .db import IdColumn, UTCDateTime, new_id, clock_now
 from .extensions import db
+from .paging import page_query
 
 
 class AuditEntry(db.Model):
     __tablename__ = "audit_log"
 
     id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, index=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, index=True)
     actor_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
     device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
     ip_address: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
@@ -52,6 +53,14 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
+
+
+def list_entries(args: dict[str, Any]) -> tuple[list[AuditEntry], int]:
+    """Audit rows of one record or of everything on a permit, newest first, one page of them."""
+    filters = [col == args[key] for key, col in (("record_id", AuditEntry.record_id),
+                                                  ("permit_id", AuditEntry.permit_id)) if args.get(key)]
+    return page_query(sa.select(AuditEntry).where(sa.or_(*filters))
+                      .order_by(AuditEntry.at.desc(), AuditEntry.id.desc()), args)
 
 
 def record(action: str, record_type: str, record_id: str, changes: dict[str, Any] | None = None, *,

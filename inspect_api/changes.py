@@ -20,7 +20,8 @@ import sqlalchemy as sa
 from sqlalchemy import event, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from .db import IdColumn, UTCDateTime, utcnow
+from . import clock
+from .db import IdColumn, UTCDateTime, clock_now
 from .extensions import db
 
 _PENDING = "sync_pending_changes"
@@ -35,7 +36,7 @@ class SyncChange(db.Model):
     permit_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True, index=True)
     op: Mapped[str] = mapped_column(sa.String(10), nullable=False)
     version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
-    changed_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
 
 
 class SyncCounter(db.Model):
@@ -146,7 +147,7 @@ def _assign_sequence(session: Session) -> None:
         update(SyncCounter).where(SyncCounter.id == 1)
         .values(value=SyncCounter.value + len(items)).returning(SyncCounter.value)
     ).scalar_one()
-    now = utcnow()
+    now = clock.now()
     moved, new = [], []
     for seq, ((entity, record_id), (op, version)) in enumerate(items, start=top - len(items) + 1):
         values = {"entity": entity, "record_id": record_id, "seq": seq, "op": op, "version": version or 0,

@@ -38,16 +38,16 @@ def users_create(email: str, role: str, password: str, name: str) -> None:
     click.echo(f"created {user.role} {user.email} ({user.id})")
 
 
-def _register_optional_commands() -> None:
-    import importlib
-    import importlib.util
-    for module in ("inspect_api.demo", "inspect_api.enforcement.cli", "inspect_api.photos.cli", "inspect_api.program.cli"):
-        if importlib.util.find_spec(module.rsplit(".", 1)[0]) and importlib.util.find_spec(module):
-            mod = importlib.import_module(module)
-            for command in getattr(mod, "commands", []):
-                main.add_command(command)
+def _register_domain_commands() -> None:
+    from . import demo
+    from .enforcement import cli as enforcement_cli
+    from .photos import cli as photos_cli
+    from .program import cli as program_cli
+    for module in (demo, enforcement_cli, photos_cli, program_cli):
+        for command in module.commands:
+            main.add_command(command)
 
 
-_register_optional_commands()
+_register_domain_commands()
 
 __all__ = ["main", "current_app"]

@@ -1,27 +1,37 @@
-"""The Town's clock. Bylaw deadlines and dates (an order's deadline, the expiry of an order of
-conditions, the year of a permit number) are calendar days in Fairhaven, America/New_York, never UTC
-days: at 22:00 local time UTC is already on the next day. Times are stored and answered in UTC."""
+"""The Town's clock: the one source of "now" and "today" (tests pin `now`). Bylaw deadlines and dates
+(an order's deadline, the expiry of an order of conditions, the year of a permit number) are calendar
+days in the Town's time zone (configuration TIMEZONE, America/New_York for Fairhaven), never UTC days:
+at 22:00 local time UTC is already on the next day. Times are stored and answered in UTC."""
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from flask import current_app, has_app_context
 
 DEFAULT_TIMEZONE = "America/New_York"
-TOWN_TZ = ZoneInfo(DEFAULT_TIMEZONE)
+
+
+@lru_cache(maxsize=8)
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
 
 
 def town_zone() -> ZoneInfo:
+    """The configured zone; outside an app (a script, a pure test) the Town's own."""
     name = current_app.config.get("TIMEZONE", DEFAULT_TIMEZONE) if has_app_context() else DEFAULT_TIMEZONE
-    return TOWN_TZ if name == DEFAULT_TIMEZONE else ZoneInfo(name)
+    return _zone(name)
 
 
 def now() -> datetime:
+    """The current instant, timezone-aware UTC. Every "now" in the app (column defaults included)
+    comes from here, so pinning this one function pins the app's clock."""
     return datetime.now(timezone.utc)
 
 
 def local_date(at: datetime | None = None) -> date:
+    """The Town's calendar day of an instant (of now, without one)."""
     return (at or now()).astimezone(town_zone()).date()
 
 

@@ -1,13 +1,17 @@
 """Engine settings and the one-commit-per-request rule.
 
-Services only flush. After a successful response the request commits once; any error response or
-exception rolls everything back, so a half-applied change never lands (indico's RH pattern).
+Services only flush. After a successful response a write request commits once; any error response or
+exception rolls everything back, so a half-applied change never lands (indico's RH pattern). A read
+(GET, HEAD, OPTIONS) never commits: whatever it might have changed is rolled back. The one read that
+records something is marked with @writes (sync pull notes when the device last pulled).
 """
 from __future__ import annotations
 
 import logging
 
-from flask import Flask
+from typing import Callable
+
+from flask import Flask, current_app, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -16,6 +20,25 @@ from .errors import error_response
 from .extensions import db
 
 log = logging.getLogger(__name__)
+
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def writes(fn: Callable) -> Callable:
+    """Mark a GET view that records something (outermost decorator): its transaction starts as a
+    writer's and commits like any write."""
+    fn.__writes__ = True
+    return fn
+
+
+def request_writes() -> bool:
+    """Does the current request (if any) write? Outside a request (CLI, scripts) the answer is yes."""
+    if not has_request_context() or request.method not in READ_METHODS:
+        return True
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    view_class = getattr(view, "view_class", None)
+    handler = getattr(view_class, request.method.lower(), None) if view_class is not None else view
+    return bool(getattr(handler, "__writes__", False))
 
 
 def configure_engine_events(engine: Engine) -> None:
@@ -31,20 +54,22 @@ def configure_engine_events(engine: Engine) -> None:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
-        # Let SQLAlchemy, not pysqlite, emit BEGIN. The embedded default serialises transactions with
-        # BEGIN IMMEDIATE: a read that later writes can then never fail with SQLITE_BUSY halfway, and
-        # checks such as "released never exceeds the bond" hold under concurrent requests.
+        # Let SQLAlchemy, not pysqlite, emit BEGIN. A writing transaction starts with BEGIN IMMEDIATE,
+        # which serialises writers: a read that later writes can then never fail with SQLITE_BUSY
+        # halfway, and checks such as "released never exceeds the bond" hold under concurrent requests.
+        # A read request takes no write lock (plain BEGIN): in WAL mode it reads its snapshot while a
+        # slow write goes on, and never waits for one.
         dbapi_connection.isolation_level = None
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if request_writes() else "BEGIN")
 
 
 def register_request_transaction(app: Flask) -> None:
     @app.after_request
     def _commit_or_rollback(response):
-        if response.status_code >= 400:
+        if response.status_code >= 400 or not request_writes():
             db.session.rollback()
             return response
         try:

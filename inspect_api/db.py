@@ -12,6 +12,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, registry
 
+from . import clock
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -21,8 +23,9 @@ NAMING_CONVENTION = {
 }
 
 
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+def clock_now() -> datetime:
+    """Column default for "now": looked up on every insert, so a test that pins clock.now pins it."""
+    return clock.now()
 
 
 def new_id() -> str:
@@ -70,8 +73,8 @@ class RecordMixin:
 
     id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
     version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, onupdate=clock_now)
     created_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
     device_created_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -13,7 +13,8 @@ from inspect_api.enforcement.models import Order, Violation
 from inspect_api.entry.models import EntryAuthorization
 from inspect_api.extensions import db
 from inspect_api.inspections.models import Finding, Inspection
-from inspect_api.inspections.rules import finding_due_on, local_date
+from inspect_api.clock import local_date
+from inspect_api.inspections.rules import finding_due_on
 from inspect_api.sampling.models import Sample
 from inspect_api.workdays import next_business_day
 

@@ -5,7 +5,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..db import IdColumn, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 ROLES = ("applicant", "inspector", "supervisor", "admin")
@@ -21,8 +21,8 @@ class User(db.Model):
     role: Mapped[str] = mapped_column(sa.String(20), nullable=False)
     password_hash: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     active: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, onupdate=clock_now)
 
     __table_args__ = (sa.CheckConstraint(sa.column("role").in_(ROLES), name="role"),)
 
@@ -45,7 +45,7 @@ class AuthSession(db.Model):
     user_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
     device_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
     device_name: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -4,11 +4,11 @@ from flask import current_app, request
 from flask.views import MethodView
 from flask_jwt_extended import current_user, get_jwt, jwt_required
 from flask_smorest import Blueprint
-from sqlalchemy import select
 
-from ..extensions import db, limiter
+from .. import paging
+from ..extensions import limiter
+from ..paging import PageArgs
 from . import services
-from .models import User
 from .permissions import login_required, roles_required
 from .schemas import (AccessTokenSchema, ChangePasswordSchema, CreateUserSchema, LoginSchema, RegisterSchema, SessionSchema,
                       TokenPairSchema, UpdateUserSchema, UserSchema)
@@ -94,10 +94,12 @@ def change_password(body):
 @blp.route("/users")
 class Users(MethodView):
     @roles_required("admin")
-    @blp.response(200, UserSchema(many=True))
-    def get(self):
-        """List users (admin)"""
-        return db.session.scalars(select(User).order_by(User.email)).all()
+    @blp.arguments(PageArgs, location="query")
+    @blp.response(200, UserSchema(many=True), headers=paging.HEADERS)
+    def get(self, args):
+        """List users (admin), by email"""
+        users, total = services.list_users(args)
+        return users, 200, paging.total_header(total)
 
     @roles_required("admin")
     @blp.arguments(CreateUserSchema)
@@ -139,7 +141,4 @@ class UserSessions(MethodView):
     @blp.response(200, SessionSchema(many=True))
     def get(self, user_id):
         """Signed-in devices of a user (admin)"""
-        from .models import AuthSession
-        services.get_user(user_id)
-        return db.session.scalars(select(AuthSession).where(AuthSession.user_id == user_id)
-                                  .order_by(AuthSession.created_at.desc())).all()
+        return services.user_sessions(services.get_user(user_id))

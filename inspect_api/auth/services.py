@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 
 from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
 from .. import audit
-from ..db import utcnow
 from ..errors import ApiError, Conflict, NotFound, Unauthorized, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from .models import AuthSession, User
 from .passwords import check_password, hash_password, needs_rehash, verify_password  # noqa: F401
 
@@ -91,6 +92,13 @@ def deactivate_user(user: User, actor: User) -> User:
     return update_user(user, {"active": False}, actor)
 
 
+def _wall_now() -> datetime:
+    """Sign-in sessions live on the wall clock, like the tokens they back (flask-jwt-extended checks a
+    token's expiry against the real time): a session is judged by the same clock as its tokens, not by
+    the Town's business clock (clock.now) that tests set to other days."""
+    return datetime.now(timezone.utc)
+
+
 def get_user(user_id: str) -> User:
     user = db.session.get(User, user_id)
     if user is None:
@@ -118,7 +126,7 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
             # A shared tablet whose id is another account's: this account gets a device of its own
             # (answered as `device_id`, which the app keeps), never the other account's device.
             device_id = str(uuid.uuid4())
-    expires = utcnow() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
+    expires = _wall_now() + current_app.config["JWT_REFRESH_TOKEN_EXPIRES"]
     session = AuthSession(user_id=user.id, device_name=device_name, device_id=device_id, expires_at=expires)
     db.session.add(session)
     db.session.flush()
@@ -135,10 +143,19 @@ def start_session(user: User, device_name: str | None, device_id: str | None) ->
     }
 
 
+def list_users(args: dict) -> tuple[list[User], int]:
+    return page_query(select(User).order_by(User.email, User.id), args)
+
+
+def user_sessions(user: User) -> list[AuthSession]:
+    return list(db.session.scalars(select(AuthSession).where(AuthSession.user_id == user.id)
+                                   .order_by(AuthSession.created_at.desc())))
+
+
 def refresh_access(user: User, claims: dict) -> str:
     session = db.session.get(AuthSession, claims.get("sid"))
     if session is not None:
-        session.last_used_at = utcnow()
+        session.last_used_at = _wall_now()
     keep = {k: claims[k] for k in ("sid", "device") if k in claims}
     keep["role"] = user.role
     return create_access_token(identity=user.id, additional_claims=keep)
@@ -150,13 +167,13 @@ def session_is_live(session_id: str | None, user_id: str | None) -> bool:
     session = db.session.get(AuthSession, session_id)
     if session is None or session.user_id != user_id or session.revoked_at is not None:
         return False
-    return session.expires_at > utcnow()
+    return session.expires_at > _wall_now()
 
 
 def revoke_session(session_id: str) -> None:
     session = db.session.get(AuthSession, session_id)
     if session is not None and session.revoked_at is None:
-        session.revoked_at = utcnow()
+        session.revoked_at = _wall_now()
         db.session.flush()
 
 
@@ -172,7 +189,7 @@ def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None,
     if except_session is not None:
         query = query.where(AuthSession.id != except_session)
     sessions = db.session.scalars(query).all()
-    now = utcnow()
+    now = _wall_now()
     for session in sessions:
         session.revoked_at = now
     db.session.flush()

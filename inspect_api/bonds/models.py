@@ -12,7 +12,7 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 Money = sa.Numeric(14, 2)
@@ -73,6 +73,6 @@ class BondRelease(db.Model):
     released_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
     released_by: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False)
     note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
 
     bond: Mapped[Bond] = relationship(back_populates="releases")

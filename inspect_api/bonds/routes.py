@@ -5,10 +5,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
-from ..extensions import db
+from .. import paging
 from ..records import expected_version
 from . import services
-from .models import Bond
 from .schemas import BondCreateSchema, BondQuerySchema, BondSchema, BondUpdateSchema, BondReleaseCreateSchema
 
 blp = Blueprint("bonds", __name__, url_prefix="/api/v1",
@@ -20,14 +19,11 @@ blp = Blueprint("bonds", __name__, url_prefix="/api/v1",
 class Bonds(MethodView):
     @login_required
     @blp.arguments(BondQuerySchema, location="query")
-    @blp.response(200, BondSchema(many=True))
+    @blp.response(200, BondSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the bonds you may see (applicants: those of their own permits)"""
-        query = services.visible_bonds(current_user)
-        if args.get("permit_id"):
-            query = query.where(Bond.permit_id == args["permit_id"])
-        views = [services.bond_view(b) for b in db.session.scalars(query.order_by(Bond.created_at, Bond.id))]
-        return [v for v in views if not args.get("status") or v["status"] == args["status"]]
+        views, total = services.list_bonds(current_user, args)
+        return views, 200, paging.total_header(total)
 
     @roles_required("supervisor")
     @blp.arguments(BondCreateSchema)

@@ -17,12 +17,19 @@ ZERO = Decimal("0.00")
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a change cannot be made: `status` 409 for the state of things, 422 for the request itself."""
+    """Why a change cannot be made, in words and a stable code. `field` names the part of the request at
+    fault; without one the state of the bond or phase forbids the change. How that is answered is the
+    service's affair, never a rule's."""
 
-    status: int
     error: str
     message: str
     field: str | None = None
+    state: bool = True  # the records' state forbids it (else the request itself is wrong)
+
+
+def invalid(message: str, field: str) -> Problem:
+    """The request itself is wrong (a date, an amount, a phase the bond does not hold)."""
+    return Problem("validation_error", message, field, state=False)
 
 
 def money(value) -> Decimal:
@@ -50,7 +57,7 @@ def allocation_problems(amount: Decimal, phases: Iterable[tuple[str, Decimal]]) 
 def amount_problem(new_amount: Decimal, released: Decimal) -> Problem | None:
     """The amount may be corrected, but never below what has already been released (R-D2)."""
     if new_amount < released:
-        return Problem(409, "amount_below_released",
+        return Problem("amount_below_released",
                        f"{released} has already been released; the amount cannot be less.", "amount")
     return None
 
@@ -61,20 +68,19 @@ def partial_release_problem(*, phase_on_bond: bool, phase_share: Decimal | None,
     """R-D2: part of the bond is released as a phase completes in compliance, once per phase, never past
     the phase's share nor, summed, past the bond amount."""
     if not phase_on_bond:
-        return Problem(422, "validation_error", "The bond holds no share for this phase.", "phase_id")
+        return invalid("The bond holds no share for this phase.", "phase_id")
     if not completed_in_compliance:
-        return Problem(409, "phase_not_complete",
+        return Problem("phase_not_complete",
                        "This phase has not been recorded complete in compliance; its share cannot be released (R-D2).")
     if already_released:
-        return Problem(409, "phase_already_released", "This phase's share has already been released.")
+        return Problem("phase_already_released", "This phase's share has already been released.")
     if completed_on is not None and released_on < completed_on:
-        return Problem(422, "validation_error", f"The phase was completed on {completed_on}; a release cannot "
-                                                "come before that.", "released_on")
+        return invalid(f"The phase was completed on {completed_on}; a release cannot come before that.",
+                       "released_on")
     if amount > phase_share:
-        return Problem(422, "validation_error",
-                       f"The phase's share is {phase_share}; more cannot be released for it.", "amount")
+        return invalid(f"The phase's share is {phase_share}; more cannot be released for it.", "amount")
     if released + amount > bond_amount:
-        return Problem(409, "exceeds_bond_amount",
+        return Problem("exceeds_bond_amount",
                        f"Releasing {amount} would bring the total released to {released + amount}, more than "
                        f"the bond amount of {bond_amount} (R-D2).")
     return None
@@ -85,24 +91,23 @@ def full_release_problem(*, certificate_issued: bool, bond_amount: Decimal, rele
     """R-D3: the remainder is released only after the final report (or completion notice) is accepted and
     the certificate of completion issued."""
     if not certificate_issued:
-        return Problem(409, "certificate_required",
+        return Problem("certificate_required",
                        "The bond cannot be fully released before the certificate of completion is issued (R-D3).")
     remaining = bond_amount - released
     if remaining <= ZERO:
-        return Problem(409, "already_released", "Nothing of this bond remains to be released.")
+        return Problem("already_released", "Nothing of this bond remains to be released.")
     if amount is not None and amount != remaining:
-        return Problem(422, "validation_error",
-                       f"A full release releases the remaining {remaining}; leave the amount out or send it.",
+        return invalid(f"A full release releases the remaining {remaining}; leave the amount out or send it.",
                        "amount")
     return None
 
 
 def release_date_problem(released_on: date, received_on: date | None, today: date) -> Problem | None:
     if released_on > today:
-        return Problem(422, "validation_error", "A release cannot be dated in the future.", "released_on")
+        return invalid("A release cannot be dated in the future.", "released_on")
     if received_on is not None and released_on < received_on:
-        return Problem(422, "validation_error", f"The bond was received on {received_on}; a release cannot "
-                                                "come before that.", "released_on")
+        return invalid(f"The bond was received on {received_on}; a release cannot come before that.",
+                       "released_on")
     return None
 
 

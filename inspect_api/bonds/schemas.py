@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from ..schemas import Money, RecordFieldsSchema
 from .rules import FORMS, RELEASE_KINDS
+from ..paging import PageArgs
 
 POSITIVE = "0.01"  # a bond, a share or a release of nothing means nothing
 
@@ -87,6 +88,6 @@ class BondSchema(RecordFieldsSchema):
     releases = fields.List(fields.Nested(BondReleaseSchema))
 
 
-class BondQuerySchema(Schema):
+class BondQuerySchema(PageArgs):
     permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(("held", "partially_released", "released")))

@@ -17,6 +17,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_list, page_query
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..clock import today as local_today
 from ..permits.models import PermitPhase
@@ -52,9 +53,9 @@ def _require_supervisor(user) -> None:
 
 def _raise(problem: rules.Problem) -> None:
     errors = {problem.field: [problem.message]} if problem.field else {}
-    if problem.status == 422:
-        raise ValidationFailed(problem.message, error=problem.error, errors=errors)
-    raise Conflict(problem.message, error=problem.error, errors=errors)
+    if problem.state:
+        raise Conflict(problem.message, error=problem.error, errors=errors)
+    raise ValidationFailed(problem.message, error=problem.error, errors=errors)
 
 
 def _phase_shares(permit_id: str, phases: list[dict[str, Any]], amount: Decimal) -> list[BondPhase]:
@@ -208,6 +209,20 @@ def release_view(release: BondRelease) -> dict[str, Any]:
     return {"id": release.id, "kind": release.kind, "phase_id": release.phase_id, "amount": release.amount,
             "released_on": release.released_on, "by": release.released_by, "note": release.note,
             "created_at": release.created_at}
+
+
+def list_bonds(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """One page of the bonds `user` may see, as views. The status is worked out from the amounts, so a
+    status filter is applied to the views before the page is cut."""
+    query = visible_bonds(user)
+    if args.get("permit_id"):
+        query = query.where(Bond.permit_id == str(args["permit_id"]))
+    query = query.order_by(Bond.created_at, Bond.id)
+    if not args.get("status"):
+        bonds, total = page_query(query, args)
+        return [bond_view(b) for b in bonds], total
+    views = [bond_view(b) for b in db.session.scalars(query)]
+    return page_list([v for v in views if v["status"] == args["status"]], args)
 
 
 def bond_view(bond: Bond) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..db import IdColumn, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 
@@ -26,7 +26,7 @@ class ChecklistTemplate(db.Model):
     title: Mapped[str] = mapped_column(sa.String(200), nullable=False)
     description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     items: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
-    published_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    published_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     published_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
     __table_args__ = (sa.UniqueConstraint("key", "version", name="uq_checklist_templates_key_version"),)

@@ -6,14 +6,14 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
-from ..db import utcnow
 from ..errors import Conflict, NotFound
 from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
 from . import rules
-from .common import local_date, require_supervisor
+from .common import require_supervisor
 from ..numbering import next_sequence
 from .models import Certificate, CompletionNotice, FinalReport
 from .schemas import CompletionCertificateSchema
@@ -67,7 +67,7 @@ def _snapshot(permit, basis, issuer: User) -> dict[str, Any]:
         "site_address": permit.site_address, "parcel_id": permit.parcel_id, "owner_name": permit.owner_name,
         "applicant_name": applicant.name if applicant else None,
         "work_completed_on": permit.work_completed_on.isoformat() if permit.work_completed_on else None,
-        "basis_accepted_on": local_date(basis.reviewed_at).isoformat(), "issued_by_name": issuer.name,
+        "basis_accepted_on": clock.local_date(basis.reviewed_at).isoformat(), "issued_by_name": issuer.name,
     }
 
 
@@ -86,8 +86,8 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     if still_open:
         raise Conflict("No certificate while enforcement is open on the site: " + "; ".join(still_open) + ".",
                        error="open_enforcement", errors={"open": still_open})
-    now = utcnow()
-    issued_on = local_date(now)
+    now = clock.now()
+    issued_on = clock.local_date(now)
     sequence, number = next_number(issued_on.year)
     cert = Certificate(permit_id=permit.id, number=number, year=issued_on.year, sequence=sequence, issued_at=now,
                        issued_on=issued_on, issued_by=user.id, basis_type=rules.closeout_kind(permit.review_level),
@@ -100,6 +100,13 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     from ..permits.services import close_permit
     close_permit(permit, user)
     return cert
+
+
+def list_certificates(user, permit_id: str | None = None) -> list[dict[str, Any]]:
+    query = visible_certificates(user)
+    if permit_id:
+        query = query.where(Certificate.permit_id == str(permit_id))
+    return [certificate_view(c) for c in db.session.scalars(query.order_by(Certificate.number))]
 
 
 def certificate_view(cert: Certificate) -> dict[str, Any]:

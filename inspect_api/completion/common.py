@@ -2,24 +2,14 @@
 close-out record belongs to, who may file one, and the review step (R-F3)."""
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from .. import audit
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from .. import clock
 from ..permits.access import get_visible_permit
 from . import rules
-
-
-def local_today() -> date:
-    """Deadlines are calendar days in Fairhaven, not in UTC."""
-    return clock.today()
-
-
-def local_date(moment: datetime | None) -> date | None:
-    return clock.local_date(moment) if moment is not None else None
 
 
 def as_utc(moment: datetime | None) -> datetime | None:
@@ -74,7 +64,7 @@ def apply_review(user, record, record_type: str, decision: str, reasons: str | N
     record.status = "accepted" if decision == "accept" else "returned"
     record.decision = decision
     record.review_reasons = (reasons or "").strip() or None
-    record.reviewed_at = utcnow()
+    record.reviewed_at = clock.now()
     record.reviewed_by = user.id
     record.bump_version()
     audit.record(f"{record_type}.review", record_type, record.id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import IO, Any
 
+import pillow_heif
 from flask import current_app
 
 from .. import audit
@@ -49,11 +50,7 @@ def _check_complete(path, content_type: str) -> None:
         return
     from PIL import Image
     if content_type == "image/heic":
-        try:
-            import pillow_heif
-            pillow_heif.register_heif_opener()
-        except ImportError:  # pragma: no cover - pillow-heif is a dependency
-            return
+        pillow_heif.register_heif_opener()
     try:
         with Image.open(path) as image:
             if image.width * image.height > current_app.config.get("MAX_IMAGE_PIXELS", 100_000_000):

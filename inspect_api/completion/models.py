@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 
@@ -79,7 +79,7 @@ class ReportDocument(db.Model):
     sha256: Mapped[str] = mapped_column(sa.String(64), nullable=False)
     size: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
     storage_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
-    uploaded_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    uploaded_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     uploaded_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
     report: Mapped[FinalReport] = relationship(back_populates="documents")
@@ -96,7 +96,7 @@ class Certificate(db.Model):
     number: Mapped[str] = mapped_column(sa.String(20), nullable=False, unique=True)
     year: Mapped[int] = mapped_column(sa.Integer, nullable=False)
     sequence: Mapped[int] = mapped_column(sa.Integer, nullable=False)
-    issued_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    issued_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     issued_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
     issued_by: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False)
     basis_type: Mapped[str] = mapped_column(sa.String(20), nullable=False)

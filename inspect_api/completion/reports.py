@@ -11,16 +11,17 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_list, page_query
 from ..permits.access import visible_permit_ids
 from ..permits.models import Permit
 from ..records import check_version, existing_for_create
 from . import rules
-from .common import (apply_review, as_utc, closeout_permit, local_date, local_today, require_editable, require_filer,
+from .common import (apply_review, as_utc, closeout_permit, require_editable, require_filer,
                      review_view)
 from .models import FinalReport
 from .schemas import FinalReportSchema
@@ -115,7 +116,7 @@ def update_final_report(user, record: FinalReport, data: dict[str, Any], expecte
 
 
 def missing_for_submission(record: FinalReport) -> dict[str, list[str]]:
-    return rules.report_problems(_content(record), [d.kind for d in record.documents], local_today())
+    return rules.report_problems(_content(record), [d.kind for d in record.documents], clock.today())
 
 
 def submit_final_report(user, record: FinalReport, expected_version: int | None) -> FinalReport:
@@ -126,7 +127,7 @@ def submit_final_report(user, record: FinalReport, expected_version: int | None)
     problems = missing_for_submission(record)
     if problems:
         raise ValidationFailed("The final report is incomplete (R-F2).", errors=problems)
-    record.status, record.submitted_at = "submitted", utcnow()
+    record.status, record.submitted_at = "submitted", clock.now()
     record.bump_version()
     db.session.flush()
     audit.record("final_report.submit", "final_report", record.id, {}, actor=user, permit_id=record.permit_id)
@@ -141,7 +142,7 @@ def review_final_report(user, record: FinalReport, decision: str, reasons: str |
 
 def due_facts(work_completed_on: date | None, submitted_at, today: date) -> dict[str, Any]:
     due_on = rules.final_report_due_on(work_completed_on)
-    submitted_on = local_date(submitted_at)
+    submitted_on = clock.local_date(submitted_at) if submitted_at else None
     return {"work_completed_on": work_completed_on, "due_on": due_on,
             "overdue": rules.report_overdue(due_on, today, submitted_on),
             "submitted_late": rules.submitted_late(due_on, submitted_on)}
@@ -153,12 +154,27 @@ def document_view(doc) -> dict[str, Any]:
             "url": f"/api/v1/final-reports/{doc.report_id}/documents/{doc.id}"}
 
 
+def list_final_reports(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """One page of the final reports `user` may see, as views. Overdue depends on today, so an overdue
+    filter is applied to the views before the page is cut."""
+    query = visible_final_reports(user)
+    for key in ("permit_id", "status"):
+        if args.get(key):
+            query = query.where(getattr(FinalReport, key) == str(args[key]))
+    query = query.order_by(FinalReport.created_at, FinalReport.id)
+    if "overdue" not in args:
+        found, total = page_query(query, args)
+        return [report_view(r) for r in found], total
+    views = [report_view(r) for r in db.session.scalars(query)]
+    return page_list([v for v in views if v["overdue"] == args["overdue"]], args)
+
+
 def report_view(record: FinalReport) -> dict[str, Any]:
     permit = db.session.get(Permit, record.permit_id)
     return {
         "id": record.id, "permit_id": record.permit_id, "status": record.status, **_content(record),
         "documents": [document_view(d) for d in record.documents],
-        **due_facts(permit.work_completed_on, record.submitted_at, local_today()),
+        **due_facts(permit.work_completed_on, record.submitted_at, clock.today()),
         "missing": missing_for_submission(record) if record.status in EDITABLE else {},
         "submitted_at": record.submitted_at, "review": review_view(record), "version": record.version,
         "created_at": record.created_at, "updated_at": record.updated_at, "created_by": record.created_by,
@@ -181,7 +197,7 @@ def final_reports_due(before: date, user=None) -> list[dict[str, Any]]:
                     Permit.work_completed_on <= latest_completion, Permit.status != "closed"))
     if user is not None:
         query = query.where(Permit.id.in_(visible_permit_ids(user)))
-    today, rows = local_today(), []
+    today, rows = clock.today(), []
     for permit, report in db.session.execute(query):
         if report is not None and report.status in ("submitted", "accepted"):
             continue

@@ -1,4 +1,4 @@
-"""Completion notices (R-F1) and certificates of completion (R-F3); final reports live in report_routes."""
+"""Completion notices (R-F1) and certificates of completion (R-F3); final reports live in routes_reports."""
 from __future__ import annotations
 
 from flask import Response
@@ -6,11 +6,11 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
-from ..extensions import db
+from .. import paging
 from ..records import expected_version
 from . import certificates, services
 from .pdf import certificate_pdf
-from .report_routes import blp as report_blp
+from .routes_reports import blp as report_blp
 from .schemas import (CloseoutReviewSchema, CompletionCertificateQuerySchema, CompletionCertificateRequestSchema,
                       CompletionCertificateSchema, CompletionNoticeCreateSchema, CompletionNoticeQuerySchema,
                       CompletionNoticeSchema, CompletionNoticeUpdateSchema)
@@ -25,15 +25,11 @@ PDF_RESPONSE = {"200": {"description": "The certificate as a PDF",
 class Notices(MethodView):
     @login_required
     @blp.arguments(CompletionNoticeQuerySchema, location="query")
-    @blp.response(200, CompletionNoticeSchema(many=True))
+    @blp.response(200, CompletionNoticeSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the completion notices you may see (applicants: their own)"""
-        query = services.visible_completion_notices(current_user)
-        for key in ("permit_id", "status"):
-            if args.get(key):
-                query = query.where(getattr(services.CompletionNotice, key) == args[key])
-        notices = db.session.scalars(query.order_by(services.CompletionNotice.created_at)).all()
-        return [services.notice_view(n) for n in notices]
+        notices, total = services.list_completion_notices(current_user, args)
+        return notices, 200, paging.total_header(total)
 
     @login_required
     @blp.arguments(CompletionNoticeCreateSchema)
@@ -101,11 +97,7 @@ class PermitCertificate(MethodView):
 @blp.response(200, CompletionCertificateSchema(many=True))
 def list_certificates(args):
     """List the certificates of completion you may see"""
-    query = certificates.visible_certificates(current_user)
-    if args.get("permit_id"):
-        query = query.where(certificates.Certificate.permit_id == args["permit_id"])
-    found = db.session.scalars(query.order_by(certificates.Certificate.number))
-    return [certificates.certificate_view(c) for c in found]
+    return certificates.list_certificates(current_user, args.get("permit_id"))
 
 
 @blp.route("/certificates/<certificate_id>.pdf")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from ..schemas import RecordFieldsSchema
 from .rules import CONTROL_KINDS, DECISIONS, DOCUMENT_KINDS, NOTICE_STATUSES, REPORT_STATUSES
 
@@ -61,7 +62,7 @@ class CompletionNoticeSchema(_CloseoutRecordOut):
     completed_on = fields.Date(allow_none=True)
 
 
-class CompletionNoticeQuerySchema(Schema):
+class CompletionNoticeQuerySchema(PageArgs):
     permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(NOTICE_STATUSES))
 
@@ -146,7 +147,7 @@ class FinalReportSchema(_CloseoutRecordOut):
     missing = fields.Dict(metadata={"description": "What still stands in the way of submitting, by field"})
 
 
-class FinalReportQuerySchema(Schema):
+class FinalReportQuerySchema(PageArgs):
     permit_id = fields.String(validate=validate.Length(max=64))
     status = fields.String(validate=validate.OneOf(REPORT_STATUSES))
     overdue = fields.Boolean()

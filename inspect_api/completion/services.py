@@ -5,22 +5,22 @@ so a notice written offline on the applicant's phone arrives exactly as one post
 """
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..permits.access import visible_permit_ids
+from ..photos.models import Photo
 from ..records import check_version, existing_for_create
 from . import rules
 from .common import apply_review, as_utc, closeout_permit, require_editable, require_filer, review_view
 from .models import CompletionNotice
-from .reports import final_reports_due  # noqa: F401  (the deadlines view reads it from here)
 from .schemas import CompletionNoticeSchema
 
 EDITABLE = ("submitted", "returned")
@@ -45,20 +45,12 @@ def _photo_ids(values) -> list[str]:
     return seen
 
 
-def _photo_model():
-    if importlib.util.find_spec("inspect_api.photos.models") is None:
-        return None
-    from ..photos import models
-    return getattr(models, "Photo", None)
-
-
 def _uploaded_photos(photo_ids: list[str], permit_id: str) -> dict[str, Any]:
     """The referenced photos that have arrived for this permit (a photo of any other permit never
     counts for it: it stays pending, exactly like an id nobody has uploaded)."""
-    photo = _photo_model()
-    if photo is None or not photo_ids:
+    if not photo_ids:
         return {}
-    query = select(photo).where(photo.id.in_(photo_ids), photo.permit_id == permit_id)
+    query = select(Photo).where(Photo.id.in_(photo_ids), Photo.permit_id == permit_id)
     return {p.id: p for p in db.session.scalars(query)}
 
 
@@ -66,11 +58,10 @@ def _check_photos(user, permit_id: str, photo_ids: list[str]) -> None:
     """A referenced photo may still be on its way (pending). One the caller can see on another permit
     is a mistake worth saying; one on a permit they cannot see answers like an unknown id, so the
     check reveals nothing about other people's records."""
-    photo = _photo_model()
-    if photo is None or not photo_ids:
+    if not photo_ids:
         return
-    foreign = list(db.session.scalars(select(photo.id).where(
-        photo.id.in_(photo_ids), photo.permit_id != permit_id, photo.permit_id.in_(visible_permit_ids(user)))))
+    foreign = list(db.session.scalars(select(Photo.id).where(
+        Photo.id.in_(photo_ids), Photo.permit_id != permit_id, Photo.permit_id.in_(visible_permit_ids(user)))))
     if foreign:
         raise ValidationFailed("Some photos belong to another permit.", errors={"photo_ids": sorted(foreign)})
 
@@ -101,7 +92,7 @@ def create_completion_notice(user, data: dict[str, Any]) -> tuple[CompletionNoti
     _check_photos(user, permit.id, photo_ids)
     notice = CompletionNotice(
         id=str(data["id"]) if data.get("id") else None, permit_id=permit.id, statement=statement,
-        photo_ids=photo_ids, completed_on=data.get("completed_on"), status="submitted", submitted_at=utcnow(),
+        photo_ids=photo_ids, completed_on=data.get("completed_on"), status="submitted", submitted_at=clock.now(),
         created_by=user.id, device_id=current_device_id(), device_created_at=as_utc(data.get("device_created_at")))
     db.session.add(notice)
     db.session.flush()
@@ -128,7 +119,7 @@ def update_completion_notice(user, record: CompletionNotice, data: dict[str, Any
     for key, value in changes.items():
         setattr(record, key, value)
     if record.status == "returned":
-        record.status, record.submitted_at = "submitted", utcnow()
+        record.status, record.submitted_at = "submitted", clock.now()
     record.bump_version()
     db.session.flush()
     audit.record("completion_notice.update", "completion_notice", record.id, audit.diff(before, _content(record)),
@@ -145,6 +136,15 @@ def review_completion_notice(user, record: CompletionNotice, decision: str, reas
 def _content(record: CompletionNotice) -> dict[str, Any]:
     return {"statement": record.statement, "photo_ids": list(record.photo_ids or []),
             "completed_on": record.completed_on}
+
+
+def list_completion_notices(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    query = visible_completion_notices(user)
+    for key in ("permit_id", "status"):
+        if args.get(key):
+            query = query.where(getattr(CompletionNotice, key) == str(args[key]))
+    notices, total = page_query(query.order_by(CompletionNotice.created_at, CompletionNotice.id), args)
+    return [notice_view(n) for n in notices], total
 
 
 def notice_view(record: CompletionNotice) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..permits.access import visible_permit_ids
+from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
 from . import rules
@@ -40,15 +41,14 @@ def get_cost_recovery(user, record_id: str) -> CostRecovery:
     return record
 
 
-def list_cost_recoveries(user, permit_id: str | None = None, order_id: str | None = None) -> list[CostRecovery]:
+def list_cost_recoveries(user, args: dict[str, Any]) -> tuple[list[CostRecovery], int]:
     query = visible_cost_recoveries(user)
-    if permit_id:
-        query = query.where(CostRecovery.permit_id == str(permit_id))
-    if order_id:
-        query = query.where(CostRecovery.order_id == str(order_id))
+    for key in ("permit_id", "order_id"):
+        if args.get(key):
+            query = query.where(getattr(CostRecovery, key) == str(args[key]))
     query = query.options(selectinload(CostRecovery.items), selectinload(CostRecovery.payments),
                           selectinload(CostRecovery.order))
-    return list(db.session.scalars(query.order_by(CostRecovery.abatement_completed_on, CostRecovery.id)))
+    return page_query(query.order_by(CostRecovery.abatement_completed_on, CostRecovery.id), args)
 
 
 def costs_total(record: CostRecovery) -> Decimal:

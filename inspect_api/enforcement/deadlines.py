@@ -1,18 +1,20 @@
 """The supervisors' deadlines view: everything due before a day, soonest first (API and CLI alike).
 
-Each source is optional: findings (inspections), final reports (completion) and bond phases (bonds)
-are read through their domains' own functions when those domains are installed.
+Findings (inspections), final reports (completion) and bond phases (bonds) are read through their
+domains' own functions.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from datetime import date, timedelta
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import select
 
+from ..bonds.services import bond_phases_awaiting_release
+from ..completion.reports import final_reports_due
 from ..extensions import db
+from ..inspections.models import Finding
+from ..program.services import overdue_inspections
 from ..permits.models import Permit
 from .. import clock
 from . import rules
@@ -24,12 +26,6 @@ DEFAULT_DAYS_AHEAD = 7
 def default_before(today: date) -> date:
     """The next seven days: items due on or before today + 7."""
     return today + timedelta(days=DEFAULT_DAYS_AHEAD + 1)
-
-
-def _optional(module: str, name: str) -> Callable | None:
-    if importlib.util.find_spec(module.rsplit(".", 1)[0]) is None or importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), name, None)
 
 
 def _item(due_on: date, kind: str, permit_id: str | None, record_type: str, record_id: str, summary: str,
@@ -45,9 +41,6 @@ def _clip(text: str | None, length: int = 90) -> str:
 
 
 def _findings(before: date, today: date) -> Iterable[dict[str, Any]]:
-    if importlib.util.find_spec("inspect_api.inspections.models") is None:
-        return []
-    from ..inspections.models import Finding
     query = select(Finding).where(Finding.status == "open", Finding.deleted_at.is_(None), Finding.due_on < before)
     return [_item(f.due_on, "finding_due", f.permit_id, "finding", f.id,
                   f"{f.kind.replace('_', ' ')} ({f.severity}): {_clip(f.required_action or f.description)}", today)
@@ -87,9 +80,6 @@ def _cost_windows(before: date, today: date) -> Iterable[dict[str, Any]]:
 
 
 def _final_reports(before: date, today: date) -> Iterable[dict[str, Any]]:
-    due = _optional("inspect_api.completion.services", "final_reports_due")
-    if due is None:
-        return []
     # Rows are reports not yet submitted; overdue is judged by this view's clock like every other row.
     return [_item(row["due_on"], "final_report_due", row["permit_id"],
                   "final_report" if row.get("final_report_id") else "permit",
@@ -97,15 +87,12 @@ def _final_reports(before: date, today: date) -> Iterable[dict[str, Any]]:
                   f"Final report due (work completed {row.get('work_completed_on')})"
                   + (f", last one {row['final_report_status']}" if row.get("final_report_status") else ""),
                   today)
-            for row in due(before)]
+            for row in final_reports_due(before)]
 
 
 def _bond_phases(before: date, today: date) -> Iterable[dict[str, Any]]:
-    awaiting = _optional("inspect_api.bonds.services", "bond_phases_awaiting_release")
-    if awaiting is None:
-        return []
     items = []
-    for row in awaiting():
+    for row in bond_phases_awaiting_release():
         # Awaiting since the phase was completed in compliance; the bylaw sets no release deadline,
         # so these are listed for action and never shown as overdue.
         since = row.get("completed_on") or today
@@ -122,7 +109,6 @@ def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
     project needs a review again. One that would fall back to not covered is not listed once lapsed."""
     from ..permits.models import PermitExemption
     from ..permits.rules import DOCUMENT_EXEMPTIONS, approval_lapsed
-    from ..permits.services import refresh_determination
     query = select(Permit).where(Permit.status.in_(("approved", "active", "work_complete")), Permit.number.is_(None))
     items = []
     for permit in db.session.scalars(query):
@@ -134,9 +120,8 @@ def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
         lapse = max(days) + timedelta(days=1)
         if lapse >= before:
             continue
-        if lapse <= today:
-            refresh_determination(permit)
-            if not approval_lapsed(permit.status, permit.review_level, permit.number):
+        if lapse <= today:  # as it stands today; this view is a read and stores nothing
+            if not approval_lapsed(permit.status, permit.review_level_today, permit.number):
                 continue
         items.append(_item(lapse, "approval_lapsed", permit.id, "permit", permit.id,
                            f"{permit.site_address}: the exemption under the approval lapses; the project needs "
@@ -145,14 +130,11 @@ def _lapsed_approvals(before: date, today: date) -> Iterable[dict[str, Any]]:
 
 
 def _overdue_inspections(before: date, today: date) -> Iterable[dict[str, Any]]:
-    overdue = _optional("inspect_api.program.services", "overdue_inspections")
-    if overdue is None:
-        return []
     # Only overdue ones: what is merely due is the inspectors' list (GET /inspections/due), not a deadline
     # a supervisor has to chase.
     return [_item(row["due_on"], "inspection_overdue", row["permit_id"], row["record_type"], row["record_id"],
                   f"{row['kind'].replace('_', '-')} inspection: {_clip(row['reason'])}", today, overdue=True)
-            for row in overdue(before, today)]
+            for row in overdue_inspections(before, today)]
 
 
 SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases, _overdue_inspections,
@@ -160,7 +142,7 @@ SOURCES = (_findings, _orders, _final_reports, _cost_windows, _bond_phases, _ove
 
 
 def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:
-    """Every deadline due strictly before `before`, with overdue ones (due before today, America/New_York)."""
+    """Every deadline due strictly before `before`, with overdue ones (due before the Town's today)."""
     today = today or clock.today()
     items = [item for source in SOURCES for item in source(before, today)]
     ids = {item["permit_id"] for item in items if item["permit_id"]}
@@ -173,7 +155,7 @@ def deadlines(before: date, today: date | None = None) -> list[dict[str, Any]]:
 
 def as_text(items: list[dict[str, Any]], before: date, today: date) -> str:
     """A plain table for a daily cron mail."""
-    head = f"Deadlines before {before.isoformat()} (today {today.isoformat()}, America/New_York): {len(items)}"
+    head = f"Deadlines before {before.isoformat()} (today {today.isoformat()}, {clock.town_zone().key}): {len(items)}"
     if not items:
         return head + "\nNothing due."
     width = max(len(i["permit_number"] or "-") for i in items)

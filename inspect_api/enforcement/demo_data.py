@@ -16,7 +16,7 @@ from ..entry.demo_data import GRANTORS, field_sites, iso
 from ..extensions import db
 from ..inspections.models import Finding
 from .penalties import create_violation
-from .penalty_schemas import ViolationCreateSchema
+from .schemas_penalties import ViolationCreateSchema
 from .schemas import OrderCreateSchema
 from .services import create_order
 

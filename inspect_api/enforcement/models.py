@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 from ..seed import seeder
 from .rules import COST_CATEGORIES, NOTICE_ROLES, PROTEST_DECISIONS, PROVISION_KINDS, SERVICE_METHODS, STORED_ORDER_STATUSES
@@ -72,7 +72,7 @@ class OrderEvent(db.Model):
     to_status: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
     note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     actor_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
 
     __table_args__ = (_in("kind", ("status", "response"), "kind"),)
 
@@ -158,7 +158,7 @@ class CostPayment(db.Model):
     amount: Mapped[Decimal] = mapped_column(Money, nullable=False)
     reference: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
     recorded_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
 
 
 class Violation(RecordMixin, db.Model):
@@ -222,7 +222,7 @@ class FineSchedule(db.Model):
     second_offense: Mapped[Decimal] = mapped_column(Money, nullable=False)
     third_and_subsequent: Mapped[Decimal] = mapped_column(Money, nullable=False)
     version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, onupdate=clock_now)
     updated_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
 

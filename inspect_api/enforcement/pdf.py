@@ -121,6 +121,6 @@ def _service_line(order: Any) -> str:
     if order.served_to:
         line += f" on {order.served_to}"
     if order.served_at:
-        local = order.served_at.astimezone(clock.TOWN_TZ)
+        local = order.served_at.astimezone(clock.town_zone())
         line += f", {pdf.long_date(local.date())} at {local:%H:%M} (Fairhaven time)"
     return line + "."

@@ -15,6 +15,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
+from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import PermitCondition
 from ..records import bump, check_version, existing_for_create
@@ -22,7 +23,9 @@ from .. import clock
 from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
-from .penalty_schemas import CitationSchema, FineScheduleSchema, ViolationSchema
+from ..paging import page_query
+from ..photos.models import Photo
+from .schemas_penalties import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
 
 VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description", "first_observed_on",
@@ -33,6 +36,13 @@ VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description"
 # --- violations ----------------------------------------------------------------------------------
 def visible_violations(user) -> Select:
     return select(Violation).where(Violation.permit_id.in_(visible_permit_ids(user)))
+
+
+def list_violations(user, args: dict[str, Any]) -> tuple[list[Violation], int]:
+    query = visible_violations(user)
+    if args.get("permit_id"):
+        query = query.where(Violation.permit_id == str(args["permit_id"]))
+    return page_query(query.order_by(Violation.first_observed_on, Violation.id), args)
 
 
 def get_violation(user, record_id: str) -> Violation:
@@ -82,24 +92,16 @@ def _missing_evidence(permit_id: str, v: dict[str, Any]) -> dict[str, list[str]]
     """Inspections and photos must be this permit's. Photos may still be uploading from a device
     (API.md: a record may reference a photo not yet uploaded), so only a photo of another permit is refused."""
     missing: dict[str, list[str]] = {}
-    try:
-        from ..inspections.models import Inspection
-        ids = v.get("inspection_ids") or []
-        query = select(Inspection.id).where(Inspection.id.in_(ids), Inspection.permit_id == permit_id)
-        found = set(db.session.scalars(query)) if ids else set()
-        if set(ids) - found:
-            missing["inspection_ids"] = sorted(set(ids) - found)
-    except ImportError:
-        pass
-    try:
-        from ..photos.models import Photo
-        ids = v.get("photo_ids") or []
-        other = set(db.session.scalars(select(Photo.id).where(Photo.id.in_(ids), Photo.permit_id != permit_id))) \
-            if ids else set()
-        if other:
-            missing["photo_ids"] = sorted(other)
-    except ImportError:
-        pass
+    ids = v.get("inspection_ids") or []
+    query = select(Inspection.id).where(Inspection.id.in_(ids), Inspection.permit_id == permit_id)
+    found = set(db.session.scalars(query)) if ids else set()
+    if set(ids) - found:
+        missing["inspection_ids"] = sorted(set(ids) - found)
+    ids = v.get("photo_ids") or []
+    other = set(db.session.scalars(select(Photo.id).where(Photo.id.in_(ids), Photo.permit_id != permit_id))) \
+        if ids else set()
+    if other:
+        missing["photo_ids"] = sorted(other)
     return missing
 
 
@@ -191,6 +193,14 @@ def set_fine_schedule(user, data: dict[str, Any]) -> FineSchedule:
 # --- citations -----------------------------------------------------------------------------------
 def visible_citations(user) -> Select:
     return select(Citation).where(Citation.permit_id.in_(visible_permit_ids(user)))
+
+
+def list_citations(user, args: dict[str, Any]) -> tuple[list[Citation], int]:
+    query = visible_citations(user)
+    for key in ("permit_id", "violation_id"):
+        if args.get(key):
+            query = query.where(getattr(Citation, key) == str(args[key]))
+    return page_query(query.order_by(Citation.offense_on, Citation.number), args)
 
 
 def get_citation(user, record_id: str) -> Citation:

@@ -6,12 +6,13 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
+from .. import paging
 from ..records import expected_version
 from .. import clock
 from . import deadlines, services
-from .cost_routes import blp as cost_blp
+from .routes_costs import blp as cost_blp
 from .pdf import order_pdf
-from .penalty_routes import blp as penalty_blp
+from .routes_penalties import blp as penalty_blp
 from .schemas import (DeadlineArgs, DeadlineSchema, OrderCreateSchema, OrderListArgs, OrderResponseSchema,
                       OrderSchema, OrderStatusSchema, OrderUpdateSchema)
 
@@ -25,10 +26,11 @@ PDF_RESPONSE = {"200": {"description": "The order as a PDF",
 class Orders(MethodView):
     @login_required
     @blp.arguments(OrderListArgs, location="query")
-    @blp.response(200, OrderSchema(many=True))
+    @blp.response(200, OrderSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the orders you may see (applicants: those on their own permits); filter by permit or status"""
-        return services.list_orders(current_user, args.get("permit_id"), args.get("status"))
+        orders, total = services.list_orders(current_user, args)
+        return orders, 200, paging.total_header(total)
 
     @roles_required("supervisor", "inspector")
     @blp.arguments(OrderCreateSchema)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from .. import clock
 from ..schemas import Money, RecordFieldsSchema
 from . import rules
@@ -121,7 +122,7 @@ class OrderSchema(RecordFieldsSchema):
     events = fields.List(fields.Nested(OrderEventSchema))
 
 
-class OrderListArgs(Schema):
+class OrderListArgs(PageArgs):
     permit_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(rules.ORDER_STATUSES))
 
@@ -227,7 +228,7 @@ class ProtestDecisionSchema(Schema):
     reason = fields.String(allow_none=True, validate=NOTE)
 
 
-class CostRecoveryListArgs(Schema):
+class CostRecoveryListArgs(PageArgs):
     permit_id = fields.UUID()
     order_id = fields.UUID()
 

@@ -17,7 +17,10 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
+from ..inspections.models import Finding
 from ..permits.models import Permit
+from ..permits.services import set_cease_and_desist
+from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
 from . import rules
@@ -70,7 +73,8 @@ def dump_order(record: Order) -> dict[str, Any]:
     return _dump_schema.dump(record)
 
 
-def list_orders(user, permit_id: str | None = None, status: str | None = None) -> list[Order]:
+def list_orders(user, args: dict[str, Any]) -> tuple[list[Order], int]:
+    permit_id, status = args.get("permit_id"), args.get("status")
     query = visible_orders(user)
     if permit_id:
         query = query.where(Order.permit_id == str(permit_id))
@@ -81,7 +85,7 @@ def list_orders(user, permit_id: str | None = None, status: str | None = None) -
         query = query.where(Order.status == "open", Order.deadline >= today)
     elif status:
         query = query.where(Order.status == status)
-    return list(db.session.scalars(query.options(selectinload(Order.events)).order_by(Order.deadline, Order.number)))
+    return page_query(query.options(selectinload(Order.events)).order_by(Order.deadline, Order.number), args)
 
 
 # --- content checks ------------------------------------------------------------------------------
@@ -120,10 +124,6 @@ def _check_content(permit: Permit, values: dict[str, Any]) -> None:
 def missing_findings(permit_id: str, finding_ids: list[str]) -> list[str]:
     if not finding_ids:
         return []
-    try:
-        from ..inspections.models import Finding
-    except ImportError:  # findings not installed: nothing can be referenced
-        return list(finding_ids)
     found = set(db.session.scalars(select(Finding.id).where(
         Finding.id.in_(finding_ids), Finding.permit_id == permit_id, Finding.deleted_at.is_(None))))
     return [fid for fid in finding_ids if fid not in found]
@@ -249,21 +249,7 @@ def sync_cease_and_desist(permit: Permit, user=None) -> None:
     db.session.flush()
     open_kinds = db.session.scalars(select(Order.kinds).where(Order.permit_id == permit.id, Order.status == "open"))
     flag = any("cease_and_desist" in (kinds or []) for kinds in open_kinds)
-    try:
-        from ..permits.services import set_cease_and_desist
-    except ImportError:
-        set_cease_and_desist = _set_flag
     set_cease_and_desist(permit, flag, user)
-
-
-def _set_flag(permit: Permit, flag: bool, actor=None) -> None:
-    if bool(permit.cease_and_desist) == flag:
-        return
-    permit.cease_and_desist = flag
-    bump(permit)
-    db.session.flush()
-    audit.record("permit.cease_and_desist", "permit", permit.id, {"cease_and_desist": [not flag, flag]},
-                 actor=actor, permit_id=permit.id)
 
 
 def order_context(record: Order) -> dict[str, Any]:
@@ -271,12 +257,8 @@ def order_context(record: Order) -> dict[str, Any]:
     permit = db.session.get(Permit, record.permit_id)
     findings = []
     if record.finding_ids:
-        try:
-            from ..inspections.models import Finding
-            findings = list(db.session.scalars(select(Finding).where(Finding.id.in_(record.finding_ids))
-                                               .order_by(Finding.observed_on, Finding.id)))
-        except ImportError:
-            findings = []
+        findings = list(db.session.scalars(select(Finding).where(Finding.id.in_(record.finding_ids))
+                                           .order_by(Finding.observed_on, Finding.id)))
     from ..auth.models import User
     from ..permits.models import Party, PermitCondition
     parties = {p.id: p for p in db.session.scalars(select(Party).where(Party.permit_id == record.permit_id))}

@@ -5,6 +5,7 @@ from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
 from ..auth.permissions import login_required, roles_required
+from .. import paging
 from ..records import expected_version
 from . import services
 from .schemas import (EntryAuthorizationCreateSchema, EntryAuthorizationQuerySchema, EntryAuthorizationSchema,
@@ -20,10 +21,11 @@ STAFF = ("inspector", "supervisor")
 class EntryAuthorizations(MethodView):
     @login_required
     @blp.arguments(EntryAuthorizationQuerySchema, location="query")
-    @blp.response(200, EntryAuthorizationSchema(many=True))
+    @blp.response(200, EntryAuthorizationSchema(many=True), headers=paging.HEADERS)
     def get(self, query):
         """Site-entry authorizations you may see, optionally of one permit"""
-        return services.list_entry_authorizations(current_user, **query)
+        records, total = services.list_entry_authorizations(current_user, query)
+        return records, 200, paging.total_header(total)
 
     @roles_required(*STAFF)
     @blp.arguments(EntryAuthorizationCreateSchema)

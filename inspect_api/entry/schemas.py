@@ -5,6 +5,7 @@ from datetime import timezone
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from .rules import ACTIVITIES, BASES
 
 _text = validate.Length(min=1, max=200)
@@ -83,5 +84,5 @@ class EntryRevokeSchema(Schema):
     reason = fields.String(allow_none=True, validate=validate.Length(max=4000))
 
 
-class EntryAuthorizationQuerySchema(Schema):
+class EntryAuthorizationQuerySchema(PageArgs):
     permit_id = fields.UUID()

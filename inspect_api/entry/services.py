@@ -7,11 +7,12 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, EntryNotAuthorized, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
@@ -31,11 +32,11 @@ def visible_entry_authorizations(user) -> Select:
     return select(EntryAuthorization).where(EntryAuthorization.permit_id.in_(visible_permit_ids(user)))
 
 
-def list_entry_authorizations(user, *, permit_id: str | None = None) -> list[EntryAuthorization]:
+def list_entry_authorizations(user, args: dict[str, Any]) -> tuple[list[EntryAuthorization], int]:
     query = visible_entry_authorizations(user)
-    if permit_id:
-        query = query.where(EntryAuthorization.permit_id == str(permit_id))
-    return db.session.scalars(query.order_by(EntryAuthorization.valid_from.desc(), EntryAuthorization.id)).all()
+    if args.get("permit_id"):
+        query = query.where(EntryAuthorization.permit_id == str(args["permit_id"]))
+    return page_query(query.order_by(EntryAuthorization.valid_from.desc(), EntryAuthorization.id), args)
 
 
 def get_entry_authorization(user, record_id: str) -> EntryAuthorization:
@@ -117,8 +118,8 @@ def revoke_entry_authorization(user, record: EntryAuthorization, data: dict[str,
     check_version(record, expected_version, dump_entry_authorization)
     if record.revoked_at is not None:
         raise InvalidTransition(f"This authorization was already revoked at {record.revoked_at.isoformat()}.")
-    revoked_at = data.get("revoked_at") or utcnow()
-    if revoked_at > utcnow() + CLOCK_SKEW:
+    revoked_at = data.get("revoked_at") or clock.now()
+    if revoked_at > clock.now() + CLOCK_SKEW:
         raise ValidationFailed(errors={"revoked_at": ["A revocation cannot take effect in the future."]})
     _check_dependents(record, {key: getattr(record, key) for key in EDITABLE}, values_revoked_at=revoked_at)
     before = dump_entry_authorization(record)

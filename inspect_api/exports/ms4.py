@@ -14,15 +14,19 @@ from typing import Any
 
 from sqlalchemy import select
 
+from .. import clock
 from ..completion.models import Certificate
-from ..db import utcnow
+from ..enforcement.models import Citation, Order
+from ..enforcement.rules import ORDER_KINDS
 from ..errors import ValidationFailed
 from ..extensions import db
+from ..inspections.models import INSPECTION_KINDS, Finding, Inspection
 from ..permits.access import visible_permit_ids
 from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
+from ..program.services import month_counts
 from . import rules
-from .services import live_clause, within_days, optional_model
+from .services import live_clause, within_days
 
 REVIEW_LEVELS = ("administrative_review", "land_disturbance_permit")
 DECISIONS = ("approved", "issued", "denied")
@@ -43,43 +47,31 @@ def _site_plan_reviews(user, start: date, end: date) -> dict[str, Any]:
 
 
 def _inspections(user, start: date, end: date) -> dict[str, Any]:
-    inspection = optional_model("inspections", "Inspection")
-    if inspection is None:
-        return {"total": 0, "by_kind": {}}
-    from ..inspections.models import INSPECTION_KINDS
-    kinds = db.session.scalars(select(inspection.kind).where(
-        inspection.permit_id.in_(visible_permit_ids(user)), live_clause(inspection),
-        within_days(inspection.started_at, start, end))).all()
+    kinds = db.session.scalars(select(Inspection.kind).where(
+        Inspection.permit_id.in_(visible_permit_ids(user)), live_clause(Inspection),
+        within_days(Inspection.started_at, start, end))).all()
     return {"total": len(kinds), "by_kind": rules.count_by(kinds, INSPECTION_KINDS)}
 
 
 def _enforcement(user, start: date, end: date) -> dict[str, Any]:
-    order, citation = optional_model("enforcement", "Order"), optional_model("enforcement", "Citation")
     kinds: list[str] = []
     orders = citations = 0
-    known: tuple[str, ...] = ()
-    if order is not None:
-        from ..enforcement.rules import ORDER_KINDS as known
-        for order_kinds in db.session.scalars(select(order.kinds).where(
-                order.permit_id.in_(visible_permit_ids(user)), live_clause(order),
-                order.issued_on >= start, order.issued_on <= end)):
-            orders += 1
-            kinds += list(order_kinds or [])
-    if citation is not None:
-        citations = len(db.session.scalars(select(citation.id).where(
-            citation.permit_id.in_(visible_permit_ids(user)), live_clause(citation),
-            within_days(citation.created_at, start, end))).all())
-    return {"total": orders + citations, "orders": orders, "orders_by_kind": rules.count_by(kinds, known),
+    for order_kinds in db.session.scalars(select(Order.kinds).where(
+            Order.permit_id.in_(visible_permit_ids(user)), live_clause(Order),
+            Order.issued_on >= start, Order.issued_on <= end)):
+        orders += 1
+        kinds += list(order_kinds or [])
+    citations = len(db.session.scalars(select(Citation.id).where(
+        Citation.permit_id.in_(visible_permit_ids(user)), live_clause(Citation),
+        within_days(Citation.created_at, start, end))).all())
+    return {"total": orders + citations, "orders": orders, "orders_by_kind": rules.count_by(kinds, ORDER_KINDS),
             "citations": citations}
 
 
 def _findings(user, start: date, end: date) -> dict[str, Any]:
-    finding = optional_model("inspections", "Finding")
-    if finding is None:
-        return {"opened": 0, "closed": 0}
-    rows = db.session.execute(select(finding.observed_on, finding.status, finding.verified_fixed_on,
-                                     finding.closed_at).where(finding.permit_id.in_(visible_permit_ids(user)),
-                                                              live_clause(finding))).all()
+    rows = db.session.execute(select(Finding.observed_on, Finding.status, Finding.verified_fixed_on,
+                                     Finding.closed_at).where(Finding.permit_id.in_(visible_permit_ids(user)),
+                                                              live_clause(Finding))).all()
     opened = sum(1 for r in rows if start <= r.observed_on <= end)
     closed_days = [r.verified_fixed_on or local_date(r.closed_at) for r in rows
                    if r.status == "closed" and (r.verified_fixed_on or r.closed_at)]
@@ -88,9 +80,6 @@ def _findings(user, start: date, end: date) -> dict[str, Any]:
 
 def _inspection_program(user, start: date, end: date) -> list[dict[str, Any]]:
     """Inspections due, done on time and done late per kind and month of the due day (R-I1 program)."""
-    if optional_model("program", "StormEvent") is None:
-        return []
-    from ..program.services import month_counts
     return month_counts(select(Permit).where(Permit.id.in_(visible_permit_ids(user))), start, end)
 
 
@@ -101,7 +90,7 @@ def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
     certificates = len(db.session.scalars(select(Certificate.id).where(
         Certificate.permit_id.in_(visible_permit_ids(user)), Certificate.issued_on >= start,
         Certificate.issued_on <= end)).all())
-    return {"start": start, "end": end, "generated_at": utcnow(),
+    return {"start": start, "end": end, "generated_at": clock.now(),
             "site_plan_reviews": _site_plan_reviews(user, start, end),
             "inspections": _inspections(user, start, end),
             "enforcement_actions": _enforcement(user, start, end),

@@ -5,8 +5,6 @@ time falls on its local day.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -15,9 +13,12 @@ from sqlalchemy import select
 
 from ..auth.models import User
 from ..extensions import db
+from ..inspections.models import Finding, Inspection
 from ..permits.access import visible_permit_ids
 from ..clock import town_zone
 from ..permits.models import Permit
+from ..photos.models import Photo
+from ..sampling.models import Sample
 from . import rules
 
 INSPECTION_COLUMNS = ("id", "permit_id", "permit_number", "site_address", "kind", "status", "started_at", "ended_at",
@@ -29,14 +30,6 @@ FINDING_COLUMNS = ("id", "permit_id", "permit_number", "site_address", "inspecti
                    "parameter", "kind", "severity", "description", "required_action", "needs_new_control",
                    "observed_on", "due_on", "status", "verified_fixed_on", "verified_by_inspection_id", "closed_at",
                    "photo_count", "location_lat", "location_lon", "location_source", "created_at", "updated_at")
-
-
-def optional_model(domain: str, name: str):
-    """A model of another area, or None while that area is not installed (exports then leave it out)."""
-    module = f"inspect_api.{domain}.models"
-    if importlib.util.find_spec(f"inspect_api.{domain}") is None or importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), name, None)
 
 
 def utc_bounds(start: date | None, end: date | None) -> tuple[datetime | None, datetime | None]:
@@ -91,11 +84,10 @@ def permits_geojson(user, *, layer: str | None = None, status: str | None = None
 
 def _finding_locations(findings) -> dict[str, tuple[float, float, str]]:
     """Where each finding was seen: its inspection's fix, else its sample's point, else the permit's site."""
-    inspection, sample = optional_model("inspections", "Inspection"), optional_model("sampling", "Sample")
     fixes: dict[tuple[str, str], tuple[float, float]] = {}
-    for model, kind, attr in ((inspection, "inspection", "inspection_id"), (sample, "sample", "sample_id")):
+    for model, kind, attr in ((Inspection, "inspection", "inspection_id"), (Sample, "sample", "sample_id")):
         ids = [getattr(f, attr) for f in findings if getattr(f, attr, None)]
-        if model is None or not ids:
+        if not ids:
             continue
         for row in db.session.execute(select(model.id, model.location_lon, model.location_lat)
                                       .where(model.id.in_(ids))):
@@ -116,17 +108,14 @@ def _finding_locations(findings) -> dict[str, tuple[float, float, str]]:
 
 
 def _findings(user, start: date | None, end: date | None, status: str | None = None) -> list:
-    finding = optional_model("inspections", "Finding")
-    if finding is None:
-        return []
-    query = select(finding).where(finding.permit_id.in_(visible_permit_ids(user)), live_clause(finding))
+    query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), live_clause(Finding))
     if start:
-        query = query.where(finding.observed_on >= start)
+        query = query.where(Finding.observed_on >= start)
     if end:
-        query = query.where(finding.observed_on <= end)
+        query = query.where(Finding.observed_on <= end)
     if status:
-        query = query.where(finding.status == status)
-    return list(db.session.scalars(query.order_by(finding.observed_on, finding.id)))
+        query = query.where(Finding.status == status)
+    return list(db.session.scalars(query.order_by(Finding.observed_on, Finding.id)))
 
 
 def finding_row(f, permit: Permit, location: tuple[float, float, str]) -> dict[str, Any]:
@@ -160,15 +149,12 @@ def _uploader(user_id: str | None) -> dict[str, Any] | None:
 
 def photos_geojson(user, *, start=None, end=None, permit_id: str | None = None) -> dict[str, Any]:
     """Photos with a location (from EXIF or the device); photos without one have nothing to map and are left out."""
-    photo = optional_model("photos", "Photo")
-    if photo is None:
-        return rules.collection("photos", [])
-    query = select(photo).where(photo.permit_id.in_(visible_permit_ids(user)), live_clause(photo),
-                                photo.location_lat.is_not(None), photo.location_lon.is_not(None),
-                                within_days(sa.func.coalesce(photo.taken_at, photo.created_at), start, end))
+    query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)), live_clause(Photo),
+                                Photo.location_lat.is_not(None), Photo.location_lon.is_not(None),
+                                within_days(sa.func.coalesce(Photo.taken_at, Photo.created_at), start, end))
     if permit_id:
-        query = query.where(photo.permit_id == permit_id)
-    photos = list(db.session.scalars(query.order_by(photo.created_at, photo.id)))
+        query = query.where(Photo.permit_id == permit_id)
+    photos = list(db.session.scalars(query.order_by(Photo.created_at, Photo.id)))
     permits = _permits_by_id(p.permit_id for p in photos)
     features = [rules.feature(p.id, rules.point(p.location_lon, p.location_lat), {
         "photo_id": p.id, "permit_id": p.permit_id, "permit_number": permits[p.permit_id].number,
@@ -189,12 +175,9 @@ def findings_csv(user, *, start=None, end=None, status=None) -> str:
 
 
 def inspections_csv(user, *, start=None, end=None) -> str:
-    inspection = optional_model("inspections", "Inspection")
-    if inspection is None:
-        return rules.csv_text(INSPECTION_COLUMNS, [])
-    query = (select(inspection).where(inspection.permit_id.in_(visible_permit_ids(user)), live_clause(inspection),
-                                      within_days(inspection.started_at, start, end))
-             .order_by(inspection.started_at, inspection.id))
+    query = (select(Inspection).where(Inspection.permit_id.in_(visible_permit_ids(user)), live_clause(Inspection),
+                                      within_days(Inspection.started_at, start, end))
+             .order_by(Inspection.started_at, Inspection.id))
     inspections = list(db.session.scalars(query))
     permits = _permits_by_id(i.permit_id for i in inspections)
     author_ids = {i.created_by for i in inspections if i.created_by}

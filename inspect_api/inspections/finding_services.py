@@ -13,6 +13,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..permits.access import check_field_work, get_visible_permit
 from ..records import bump, check_version, existing_for_create
 from . import findings
@@ -28,12 +29,11 @@ def visible_findings(user) -> Select:
     return findings.open_findings_query(user)
 
 
-def list_findings(user, *, permit_id: str | None = None, status: str | None = None,
-                  inspection_id: str | None = None) -> list[Finding]:
-    query = findings.open_findings_query(user, permit_id=permit_id, status=status)
-    if inspection_id:
-        query = query.where(Finding.inspection_id == str(inspection_id))
-    return db.session.scalars(query).all()
+def list_findings(user, args: dict[str, Any]) -> tuple[list[Finding], int]:
+    query = findings.open_findings_query(user, permit_id=args.get("permit_id"), status=args.get("status"))
+    if args.get("inspection_id"):
+        query = query.where(Finding.inspection_id == str(args["inspection_id"]))
+    return page_query(query, args)
 
 
 def get_finding(user, record_id: str) -> Finding:

@@ -8,18 +8,14 @@ from typing import Any, Iterable
 import sqlalchemy as sa
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
-from ..db import utcnow
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from . import rules
 from .models import FINDING_KINDS, SEVERITIES, Finding, Inspection
 
 STATUS_FILTERS = ("open", "overdue", "closed")
-
-
-def today() -> date:
-    return rules.local_date(utcnow())
 
 
 def create_finding(permit, *, kind: str, description: str, observed_on: date, needs_new_control: bool = False,
@@ -72,7 +68,7 @@ def open_findings_query(user, *, permit_id: str | None = None, status: str | Non
     if permit_id is not None:
         query = query.where(Finding.permit_id == str(permit_id))
     if status == "overdue":
-        query = query.where(Finding.status == "open", Finding.due_on < (on or today()))
+        query = query.where(Finding.status == "open", Finding.due_on < (on or clock.today()))
     elif status in ("open", "closed"):
         query = query.where(Finding.status == status)
     elif status is not None:

@@ -6,11 +6,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, utcnow
+from .. import clock
+from ..db import IdColumn, RecordMixin, UTCDateTime
 from ..extensions import db
 from ..permits.models import Permit
 from ..schemas import gps_fix_of
-from .rules import is_overdue, local_date
+from .rules import is_overdue
 
 INSPECTION_KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final",
                     "complaint")
@@ -132,4 +133,4 @@ class Finding(RecordMixin, db.Model):
 
     @property
     def overdue(self) -> bool:
-        return is_overdue(self.status, self.due_on, local_date(utcnow()))
+        return is_overdue(self.status, self.due_on, clock.today())

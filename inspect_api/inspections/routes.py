@@ -5,6 +5,7 @@ from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
 from ..auth.permissions import login_required, roles_required
+from .. import paging
 from ..records import expected_version
 from . import services
 from .schemas import (FindingCreateSchema, FindingQuerySchema, FindingSchema, FindingUpdateSchema,
@@ -24,10 +25,11 @@ STAFF = ("inspector", "supervisor")
 class Inspections(MethodView):
     @login_required
     @blp.arguments(InspectionQuerySchema, location="query")
-    @blp.response(200, InspectionSchema(many=True))
+    @blp.response(200, InspectionSchema(many=True), headers=paging.HEADERS)
     def get(self, query):
         """Inspections you may see; ?status=submitted is the review queue (oldest submission first)"""
-        return services.list_inspections(current_user, **query)
+        records, total = services.list_inspections(current_user, query)
+        return records, 200, paging.total_header(total)
 
     @roles_required(*STAFF)
     @blp.arguments(InspectionCreateSchema)
@@ -94,10 +96,11 @@ class InspectionReview(MethodView):
 class Findings(MethodView):
     @login_required
     @findings_blp.arguments(FindingQuerySchema, location="query")
-    @findings_blp.response(200, FindingSchema(many=True))
+    @findings_blp.response(200, FindingSchema(many=True), headers=paging.HEADERS)
     def get(self, query):
         """Findings you may see, across the town or per permit; ?status=open|overdue|closed"""
-        return services.list_findings(current_user, **query)
+        records, total = services.list_findings(current_user, query)
+        return records, 200, paging.total_header(total)
 
     @roles_required(*STAFF)
     @findings_blp.arguments(FindingCreateSchema)

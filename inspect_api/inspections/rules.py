@@ -1,24 +1,15 @@
 """Inspections, checklists and findings (DOMAIN.md R-I, R-A6) as pure functions. No database, no Flask."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from .. import workdays
+from ..permits.rules import unapproved_work
 
-TOWN_TZ = ZoneInfo("America/New_York")
 ANSWERS = ("ok", "deficient", "n/a")
 NEW_CONTROL_DAYS = 7
-# R-A6: statuses in which land may lawfully be disturbed (approval or permit in hand, not yet closed).
-DISTURBANCE_ALLOWED = ("approved", "issued", "active", "work_complete")
-COVERED_LEVELS = ("administrative_review", "land_disturbance_permit")
 EDITABLE_STATUSES = ("draft", "returned")
-
-
-def local_date(at: datetime) -> date:
-    """The calendar day in Fairhaven of an instant (due dates and "today" are the Town's days)."""
-    return at.astimezone(TOWN_TZ).date()
 
 
 def finding_due_on(observed_on: date, needs_new_control: bool) -> date:
@@ -37,7 +28,7 @@ def is_overdue(status: str, due_on: date, today: date) -> bool:
 
 def disturbance_without_approval(disturbance_observed: bool, review_level: str | None, permit_status: str) -> bool:
     """R-A6: disturbance seen on a project the bylaw covers, before approval or permit (or after close)."""
-    return bool(disturbance_observed) and review_level in COVERED_LEVELS and permit_status not in DISTURBANCE_ALLOWED
+    return bool(disturbance_observed) and unapproved_work(review_level, permit_status)
 
 
 def checklist_errors(template_items: list[dict[str, Any]], answers: list[dict[str, Any]]) -> dict[Any, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from ..schemas import GpsFixSchema
+from ..paging import PageArgs
 from ..entry.schemas import FieldRecordSchema, UTCInstant
 from .models import FINDING_KINDS, INSPECTION_KINDS, INSPECTION_STATUSES, SEVERITIES
 from .rules import ANSWERS
@@ -127,7 +128,7 @@ class InspectionSchema(FieldRecordSchema):
     warnings = fields.List(fields.String(), metadata={"description": "e.g. a cease-and-desist order is open."})
 
 
-class InspectionQuerySchema(Schema):
+class InspectionQuerySchema(PageArgs):
     permit_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(INSPECTION_STATUSES),
                            metadata={"description": "status=submitted is the supervisor's review queue."})
@@ -166,7 +167,7 @@ class FindingUpdateSchema(Schema):
     due_on_reason = fields.String(validate=validate.Length(min=1, max=4000))
 
 
-class FindingQuerySchema(Schema):
+class FindingQuerySchema(PageArgs):
     permit_id = fields.UUID()
     inspection_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(("open", "overdue", "closed")),

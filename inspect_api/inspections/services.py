@@ -11,13 +11,14 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
 from ..checklists.services import find_template
-from ..db import utcnow
 from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
@@ -42,15 +43,14 @@ def visible_inspections(user) -> Select:
     return query
 
 
-def list_inspections(user, *, permit_id: str | None = None, status: str | None = None,
-                     kind: str | None = None) -> list[Inspection]:
+def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]:
     """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
     query = visible_inspections(user).options(selectinload(Inspection.findings), selectinload(Inspection.permit))
-    for column, value in ((Inspection.permit_id, permit_id), (Inspection.status, status), (Inspection.kind, kind)):
-        if value:
-            query = query.where(column == str(value))
-    order = (Inspection.submitted_at,) if status == "submitted" else (Inspection.started_at.desc(),)
-    return db.session.scalars(query.order_by(*order, Inspection.id)).all()
+    for column, key in ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind")):
+        if args.get(key):
+            query = query.where(column == str(args[key]))
+    order = (Inspection.submitted_at,) if args.get("status") == "submitted" else (Inspection.started_at.desc(),)
+    return page_query(query.order_by(*order, Inspection.id), args)
 
 
 def get_inspection(user, record_id: str) -> Inspection:
@@ -219,7 +219,7 @@ def delete_inspection(user, record: Inspection, expected_version: int | None) ->
     if record.status != "draft":
         raise InvalidTransition("Only a draft inspection can be deleted; a submitted one stays on record.")
     check_version(record, expected_version, dump_inspection)
-    record.deleted_at = utcnow()
+    record.deleted_at = clock.now()
     bump(record)
     db.session.flush()
     audit.record("inspection.delete", "inspection", record.id, {"deleted_at": record.deleted_at},

@@ -16,9 +16,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from .. import clock
 from .. import audit
 from ..checklists.services import find_template
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from ..extensions import db
 from ..permits.access import check_field_work
@@ -63,7 +63,7 @@ def submit_inspection(user, record: Inspection, expected_version: int | None = N
     check_version(record, expected_version, _dump)
     template = _complete_checklist(record)
     before = _dump(record)
-    record.status, record.submitted_at, record.submitted_by = "submitted", utcnow(), user.id
+    record.status, record.submitted_at, record.submitted_by = "submitted", clock.now(), user.id
     _sync_findings(user, record, permit, template)
     bump(record)
     db.session.flush()
@@ -99,7 +99,7 @@ def review_inspection(user, record: Inspection, data: dict[str, Any], expected_v
     if decision == "returned" and not comment:
         raise ValidationFailed(errors={"comment": ["Say what to change when returning an inspection."]})
     before = _dump(record)
-    now = utcnow()
+    now = clock.now()
     record.status, record.reviewed_at, record.reviewed_by, record.review_comment = decision, now, user.id, comment
     record.reviews = [*(record.reviews or []),
                       {"decision": decision, "comment": comment, "by": user.id, "at": now.isoformat()}]
@@ -158,13 +158,13 @@ def _lapsed_at(permit: Permit, record: Inspection) -> bool:
         return False
     last_valid = max((e.expires_on for e in permit.exemptions if e.status == "accepted" and e.expires_on),
                      default=None)
-    return last_valid is None or rules.local_date(record.started_at) > last_valid
+    return last_valid is None or clock.local_date(record.started_at) > last_valid
 
 
 def _cease_and_desist_orders(permit: Permit, record: Inspection) -> list[str]:
     """R-O1a: numbers of the cease-and-desist orders open on the site on the day of the visit."""
     from ..enforcement.models import Order
-    day = rules.local_date(record.started_at)
+    day = clock.local_date(record.started_at)
     orders = db.session.scalars(select(Order).where(Order.permit_id == permit.id, Order.status == "open",
                                                     Order.issued_on <= day).order_by(Order.number))
     return [o.number for o in orders if "cease_and_desist" in (o.kinds or [])]
@@ -181,7 +181,7 @@ def _permit_status_at(permit: Permit, at) -> str:
 
 def _sync_findings(user, record: Inspection, permit: Permit, template) -> None:
     wanted = _wanted_findings(record, permit, template)
-    observed_on = rules.local_date(record.started_at)
+    observed_on = clock.local_date(record.started_at)
     made = {(f.kind, f.item_key): f for f in db.session.scalars(
         select(Finding).where(Finding.inspection_id == record.id,
                                  Finding.kind.in_(("deficiency", "work_without_approval",
@@ -198,7 +198,7 @@ def _sync_findings(user, record: Inspection, permit: Permit, template) -> None:
             _refresh_finding(user, finding, spec, observed_on)
     for key, finding in made.items():
         if key not in wanted and finding.status == "open" and finding.deleted_at is None:
-            finding.deleted_at = utcnow()
+            finding.deleted_at = clock.now()
             bump(finding)
             audit.record("finding.withdraw", "finding", finding.id, {"reason": "answer no longer deficient"},
                          actor=user, permit_id=finding.permit_id)
@@ -226,14 +226,14 @@ def _refresh_finding(user, finding: Finding, spec: dict, observed_on) -> None:
 
 
 def _verify_findings(user, record: Inspection) -> None:
-    fixed_on = rules.local_date(record.started_at)
+    fixed_on = clock.local_date(record.started_at)
     for finding_id in record.verifies_finding_ids or []:
         finding = db.session.get(Finding, finding_id)
         if finding is None or finding.permit_id != record.permit_id or finding.deleted_at is not None \
                 or finding.status != "open":
             continue
         finding.status, finding.verified_fixed_on = "closed", fixed_on
-        finding.verified_by_inspection_id, finding.closed_at = record.id, utcnow()
+        finding.verified_by_inspection_id, finding.closed_at = record.id, clock.now()
         bump(finding)
         finding_ops.touch_inspection(finding)
         audit.record("finding.verified_fixed", "finding", finding.id,

@@ -21,10 +21,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
@@ -179,7 +179,7 @@ def link_project(user: User, permit: Permit, other_id: str | None, separate: boo
     _require_supervisor(user, "link applications into one project")
     from .services import get_permit, recompute_determination
     if separate:
-        permit.parcel_reviewed_at = utcnow()
+        permit.parcel_reviewed_at = clock.now()
         bump(permit)
         db.session.flush()
         audit.record("permit.project", "permit", permit.id, {"separate": True}, actor=user, permit_id=permit.id)
@@ -192,7 +192,7 @@ def link_project(user: User, permit: Permit, other_id: str | None, separate: boo
     project = other.project_id or permit.project_id or other.id
     for member in {*project_members(permit), *project_members(other), permit, other}:
         member.project_id = project
-        member.parcel_reviewed_at = member.parcel_reviewed_at or utcnow()
+        member.parcel_reviewed_at = member.parcel_reviewed_at or clock.now()
     db.session.flush()
     for member in project_members(permit):
         before = (member.review_level, member.number)
@@ -233,9 +233,10 @@ def commencement_refusal(permit: Permit, today: date) -> tuple[str, str] | None:
     if permit.cease_and_desist:
         return ("cease_and_desist", "A cease-and-desist order is open on this site: land-disturbing activity "
                                     "stops until there is compliance (R-O1a).")
-    if rules.approval_lapsed(permit.status, permit.review_level, permit.number):
+    level = permit.review_level_today
+    if rules.approval_lapsed(permit.status, level, permit.number):
         return ("approval_lapsed", "The exemption this approval rested on has lapsed: the project needs "
-                                   f"{rules.LEVEL_NAMES.get(permit.review_level, 'an approval')} before work "
+                                   f"{rules.LEVEL_NAMES.get(level, 'an approval')} before work "
                                    "starts (R-A6).")
     required = permit.security_required_amount
     if required is not None and required > 0:

@@ -11,10 +11,11 @@ from typing import Any
 
 from sqlalchemy import select
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
 from ..auth.permissions import current_device_id
-from ..db import new_id, utcnow
+from ..db import new_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version, existing_for_create
@@ -138,7 +139,7 @@ def decide_exemption(user: User, permit: Permit, claim: PermitExemption, decisio
     elif not (reason or "").strip():
         raise ValidationFailed(errors={"reason": ["Say why the claim is rejected."]})
     claim.status, claim.decision_reason = decision, reason
-    claim.decided_by, claim.decided_at, claim.decided_on = user.id, utcnow(), today
+    claim.decided_by, claim.decided_at, claim.decided_on = user.id, clock.now(), today
     bump(claim)
     db.session.flush()
     audit.record("exemption.decide", "exemption", claim.id, {"status": ["claimed", decision], "reason": reason},

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 # `unpermitted`: an enforcement case on a site disturbed without any application (R-O0); it is
@@ -99,6 +99,19 @@ class Permit(RecordMixin, db.Model):
         return {"name": self.owner_name, "email": self.owner_email, "phone": self.owner_phone}
 
     @property
+    def determination_today(self) -> dict[str, Any] | None:
+        """The determination as it stands today (R-A5, R-B1: an order or decision that expired since the
+        last change voids its exemption). A read computes it and never stores it: the stored one is
+        brought up to date by the next change to the permit."""
+        from .services import determination_today
+        return determination_today(self)
+
+    @property
+    def review_level_today(self) -> str:
+        determination = self.determination_today
+        return determination["review_level"] if determination else self.review_level
+
+    @property
     def assigned_inspector_ids(self) -> list[str]:
         return sorted(a.inspector_id for a in self.assignments if a.removed_at is None)
 
@@ -113,7 +126,7 @@ class Assignment(db.Model):
     version: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=1)
     permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
     inspector_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=False, index=True)
-    assigned_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    assigned_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     assigned_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     removed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     removed_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
@@ -131,7 +144,7 @@ class PermitEvent(db.Model):
     from_status: Mapped[str | None] = mapped_column(sa.String(20), nullable=True)
     to_status: Mapped[str] = mapped_column(sa.String(20), nullable=False)
     actor_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
 
 

@@ -9,6 +9,7 @@ from flask.views import MethodView
 from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
+from .. import paging
 from ..auth.permissions import login_required
 from ..records import expected_version
 from . import rules, services, workflow
@@ -21,9 +22,6 @@ from .schemas import (DeterminationRequestSchema, DeterminationSchema, PermitEve
 blp = Blueprint("permits", __name__, url_prefix="/api/v1",
                 description="Permit applications (R-C), the review the bylaw requires (R-A, R-B) and the status flow")
 blueprints = [blp, parts_blp, cases_blp, audit_blp, docs_blp]
-
-LIST_HEADERS = {"X-Total-Count": {"description": "Permits matching the filters", "schema": {"type": "integer"}}}
-
 
 @blp.route("/determinations")
 class Determinations(MethodView):
@@ -41,11 +39,11 @@ class Determinations(MethodView):
 class Permits(MethodView):
     @login_required
     @blp.arguments(PermitListQuerySchema, location="query")
-    @blp.response(200, PermitSchema(many=True), headers=LIST_HEADERS)
+    @blp.response(200, PermitSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List permits: an applicant's own, or all for staff; newest first, paged by limit/offset"""
         permits, total = services.list_permits(current_user, args)
-        return permits, 200, {"X-Total-Count": str(total)}
+        return permits, 200, paging.total_header(total)
 
     @login_required
     @blp.arguments(PermitCreateSchema)

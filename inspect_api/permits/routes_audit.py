@@ -7,11 +7,9 @@ from flask import Blueprint as FlaskBlueprint
 from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from sqlalchemy import or_, select
-
-from ..audit import AuditEntry
+from .. import audit, paging
 from ..auth.permissions import roles_required
-from ..extensions import api, db
+from ..extensions import api
 from .schemas import AuditEntrySchema, AuditQuerySchema
 
 audit_blp = Blueprint("audit", __name__, url_prefix="/api/v1",
@@ -24,17 +22,14 @@ METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 class Audit(MethodView):
     @roles_required("supervisor")
     @audit_blp.arguments(AuditQuerySchema, location="query")
-    @audit_blp.response(200, AuditEntrySchema(many=True))
+    @audit_blp.response(200, AuditEntrySchema(many=True), headers=paging.HEADERS)
     @audit_blp.doc(description="Send record_id, permit_id or both (rows matching either); with neither the "
                                "answer is 422 naming record_id. OpenAPI cannot mark one of two parameters "
                                "required, so both are optional in the list below.")
     def get(self, args):
         """Audit rows of one record (record_id) or of everything on a permit (permit_id), newest first"""
-        filters = [col == args[key] for key, col in (("record_id", AuditEntry.record_id),
-                                                      ("permit_id", AuditEntry.permit_id)) if args.get(key)]
-        query = (select(AuditEntry).where(or_(*filters)).order_by(AuditEntry.at.desc(), AuditEntry.id.desc())
-                 .limit(args["limit"]).offset(args["offset"]))
-        return db.session.scalars(query).all()
+        rows, total = audit.list_entries(args)
+        return rows, 200, paging.total_header(total)
 
 
 def _operation_rows(spec: dict) -> str:

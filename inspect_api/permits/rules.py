@@ -167,7 +167,11 @@ def acceptance_problem(kind: str, *, has_document: bool, issued_on: date | None,
 
 
 # ---- R-A6: approval before disturbance ----------------------------------------------------------
-APPROVED_STATUSES = ("approved", "issued", "active", "work_complete", "closed")
+# The one R-A6 (inspections use it too). Land may be disturbed lawfully from approval or issue until
+# the certificate of completion (R-C2 "closed"): a closed permit no longer covers work, so disturbance
+# seen after close is work without approval, like disturbance before approval.
+COVERED_LEVELS = ("administrative_review", "land_disturbance_permit")
+DISTURBANCE_ALLOWED = ("approved", "issued", "active", "work_complete")
 
 
 def work_may_commence(status: str) -> bool:
@@ -175,7 +179,6 @@ def work_may_commence(status: str) -> bool:
     return status in ("approved", "issued")
 
 
-COVERED_LEVELS = ("administrative_review", "land_disturbance_permit")
 LEVEL_NAMES = {"administrative_review": "an administrative land disturbance review",
                "land_disturbance_permit": "a land disturbance permit"}
 
@@ -188,9 +191,10 @@ def approval_lapsed(status: str, review_level: str, number: str | None) -> bool:
     return status in ("approved", "active", "work_complete") and number is None and review_level in COVERED_LEVELS
 
 
-def unapproved_work(review_level: str, status: str) -> bool:
-    """R-A6: disturbance found on a covered project without approval or permit is work without approval."""
-    return review_level in COVERED_LEVELS and status not in APPROVED_STATUSES
+def unapproved_work(review_level: str | None, status: str) -> bool:
+    """R-A6: disturbance found on a covered project without approval or permit in force (before approval,
+    or after close) is work without approval."""
+    return review_level in COVERED_LEVELS and status not in DISTURBANCE_ALLOWED
 
 
 # ---- R-C2: the status flow ----------------------------------------------------------------------

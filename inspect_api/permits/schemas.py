@@ -4,6 +4,7 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
 from ..schemas import Money
+from ..paging import PageArgs
 from . import rules
 from .geo import polygon_problem
 from .models import PARTY_ROLES, STATUSES, REVIEW_LEVELS
@@ -313,8 +314,9 @@ class PermitSchema(Schema):
     number = fields.String(allow_none=True, metadata={"description": "ALDR-YYYY-NNNN or LDP-YYYY-NNNN, given on submission"})
     former_numbers = fields.List(fields.String())
     status = fields.String(validate=STATUS_LIST)
-    review_level = fields.String()
-    determination = fields.Nested(DeterminationSchema)
+    # As they stand today: a read never stores them (R-A5, R-B1)
+    review_level = fields.String(attribute="review_level_today")
+    determination = fields.Nested(DeterminationSchema, attribute="determination_today")
     version = fields.Integer()
     applicant_id = fields.String(allow_none=True, metadata={"description": "null for a permit a supervisor opened for an enforcement case"})
     created_by = fields.String(allow_none=True)
@@ -366,7 +368,7 @@ class PermitSchema(Schema):
         return f"{security_posted(permit):.2f}"
 
     def _lapsed(self, permit):
-        return rules.approval_lapsed(permit.status, permit.review_level, permit.number)
+        return rules.approval_lapsed(permit.status, permit.review_level_today, permit.number)
 
     def _blocked(self, permit):
         if permit.status not in ("approved", "issued"):
@@ -377,14 +379,12 @@ class PermitSchema(Schema):
         return {"error": refusal[0], "message": refusal[1]} if refusal else None
 
 
-class PermitListQuerySchema(Schema):
+class PermitListQuerySchema(PageArgs):
     status = fields.String(validate=validate.Length(max=300), metadata={
         "description": "One status or several separated by commas", "pattern": STATUS_FILTER_PATTERN})
     review_level = fields.String(validate=validate.OneOf(REVIEW_LEVELS))
     assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
     q = fields.String(validate=validate.Length(max=200), metadata={"description": "Search number, address, parcel, owner, use"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
 
     @validates("status")
     def _statuses(self, value, **_kw):
@@ -410,11 +410,9 @@ class PermitEventSchema(Schema):
     reason = fields.String(allow_none=True)
 
 
-class AuditQuerySchema(Schema):
+class AuditQuerySchema(PageArgs):
     record_id = fields.String(validate=validate.Length(min=1, max=64))
     permit_id = fields.String(validate=validate.Length(min=1, max=36))
-    limit = fields.Integer(load_default=200, validate=validate.Range(min=1, max=1000))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
 
     @validates_schema
     def _one_filter(self, data, **_kw):

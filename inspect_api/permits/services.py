@@ -18,12 +18,13 @@ from flask import current_app
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import selectinload
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .access import assigned_permit_ids, get_visible_permit, visible_permits
@@ -85,10 +86,25 @@ def recompute_determination(permit: Permit, today=None) -> bool:
     return True
 
 
+def _has_document_claims(permit: Permit) -> bool:
+    return any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions)
+
+
+def determination_today(permit: Permit) -> dict | None:
+    """What recompute_determination would store today, without storing it (reads never write)."""
+    if not _has_document_claims(permit):
+        return permit.determination
+    new = _determination_for(permit, local_today())
+    old = dict(permit.determination or {})
+    if old and {k: v for k, v in old.items() if k != "as_of"} == {k: v for k, v in new.items() if k != "as_of"}:
+        return old
+    return new
+
+
 def refresh_determination(permit: Permit) -> None:
     """An order of conditions or decision that expired since the last change voids its exemption
     (R-B1): re-evaluate document-based claims against today."""
-    if any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions):
+    if _has_document_claims(permit):
         before = {"review_level": permit.review_level, "number": permit.number}
         if recompute_determination(permit):
             bump(permit)
@@ -106,8 +122,11 @@ def _eager(query: Select) -> Select:
 
 
 def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permit:
+    """A permit the user may see; one about to be changed first has its determination brought up to
+    date and stored (a read leaves the stored one alone and shows it as of today)."""
     permit = get_visible_permit(user, permit_id, for_update=for_update)
-    refresh_determination(permit)
+    if for_update:
+        refresh_determination(permit)
     return permit
 
 
@@ -123,12 +142,7 @@ def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
         like = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         query = query.where(or_(*(func.lower(col).like(like, escape="\\") for col in (
             Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
-    total = db.session.scalar(select(func.count()).select_from(query.subquery()))
-    page = _eager(query.order_by(Permit.created_at.desc(), Permit.id).limit(args["limit"]).offset(args["offset"]))
-    permits = list(db.session.scalars(page))
-    for permit in permits:
-        refresh_determination(permit)
-    return permits, total
+    return page_query(_eager(query.order_by(Permit.created_at.desc(), Permit.id)), args)
 
 
 # ---- create and edit ----------------------------------------------------------------------------
@@ -331,7 +345,7 @@ def assign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assignme
         raise ValidationFailed(errors={"inspector_id": ["No active inspector with this id."]})
     if permit.status in ("denied", "withdrawn", "closed"):
         raise Conflict(f"The permit is {permit.status}; there is no site work to assign.")
-    assignment = Assignment(permit_id=permit.id, inspector_id=inspector_id, assigned_by=actor.id, assigned_at=utcnow())
+    assignment = Assignment(permit_id=permit.id, inspector_id=inspector_id, assigned_by=actor.id, assigned_at=clock.now())
     permit.assignments.append(assignment)
     bump(permit)
     db.session.flush()
@@ -344,7 +358,7 @@ def unassign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assign
     assignment = active_assignment(permit, inspector_id)
     if assignment is None:
         raise NotFound("This inspector is not assigned to the permit.")
-    assignment.removed_at, assignment.removed_by = utcnow(), actor.id
+    assignment.removed_at, assignment.removed_by = clock.now(), actor.id
     bump(assignment)
     bump(permit)
     db.session.flush()

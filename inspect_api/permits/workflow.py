@@ -15,9 +15,9 @@ from datetime import date
 
 from sqlalchemy import select
 
+from .. import clock
 from .. import audit
 from ..auth.models import User
-from ..db import utcnow
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
@@ -33,7 +33,7 @@ DATED_MOVES = {"active": "work_commenced_on", "work_complete": "work_completed_o
 def record_event(permit: Permit, actor: User | None, from_status: str | None, to_status: str,
                  reason: str | None) -> PermitEvent:
     event = PermitEvent(permit_id=permit.id, from_status=from_status, to_status=to_status,
-                        actor_id=getattr(actor, "id", None), at=utcnow(), reason=reason)
+                        actor_id=getattr(actor, "id", None), at=clock.now(), reason=reason)
     db.session.add(event)
     return event
 
@@ -94,10 +94,10 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
         _check_commencement(permit)
     extra: dict = {}
     if to == "submitted":
-        permit.submitted_at = utcnow()
+        permit.submitted_at = clock.now()
         extra["number"] = assign_number(permit, local_today())
     elif to in ("approved", "issued", "denied"):
-        permit.decided_at = utcnow()
+        permit.decided_at = clock.now()
     elif to in DATED_MOVES:
         setattr(permit, DATED_MOVES[to], day)
         extra[DATED_MOVES[to]] = day
@@ -109,7 +109,7 @@ def close_permit(permit: Permit, actor: User | None, reason: str | None = None) 
     if permit.status != "work_complete":
         raise InvalidTransition(f"Only a permit whose work is complete can be closed; this one is "
                                 f"{permit.status.replace('_', ' ')}.")
-    permit.closed_at = utcnow()
+    permit.closed_at = clock.now()
     return _move(permit, actor, "closed", reason or "Certificate of completion issued", {})
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 import click
 from flask.cli import with_appcontext
 
-from ..db import utcnow
+from .. import clock
 from ..extensions import db
 from ..uploads import TEMP_PREFIX, temp_dir
 
@@ -24,7 +24,7 @@ def photos() -> None:
 def cleanup_uploads(older_than_hours: float | None) -> None:
     """Delete expired resumable uploads with their stored bytes, and stale temporary files."""
     from .resumable import cleanup_expired
-    now = utcnow()
+    now = clock.now()
     if older_than_hours is not None:
         from flask import current_app
         now = now + timedelta(hours=current_app.config["UPLOAD_EXPIRY_HOURS"] - older_than_hours)

@@ -20,17 +20,16 @@ from pathlib import Path
 
 from PIL import Image, ImageFile, PngImagePlugin
 
+from pillow_heif import register_heif_opener
+
 from ..errors import ApiError, ImageInvalid
 from ..uploads import sniff_type
 from . import rules
 from .exif import ExifInfo, read_exif
 
-try:  # iPads and iPhones send HEIC
-    from pillow_heif import register_heif_opener
-    register_heif_opener()
-    HEIF_AVAILABLE = True
-except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
-    HEIF_AVAILABLE = False
+# iPads and iPhones send HEIC; pillow-heif is a required dependency (pyproject.toml), so a missing
+# one fails at import rather than quietly refusing every HEIC photo.
+register_heif_opener()
 
 # A truncated file is an error, never silently padded with grey; a PNG text chunk may not inflate
 # past 1 MB (zTXt/iTXt bombs).
@@ -124,7 +123,7 @@ def open_image(path: Path, head: bytes, max_pixels: int) -> tuple[Image.Image, s
     """Open with the decoder the bytes call for; refuse non-images and oversized pixel counts before
     decoding. Returns the (lazily decoded) image and the sniffed content type."""
     sniffed = sniff_type(head)
-    if sniffed not in IMAGE_TYPES or (sniffed == "image/heic" and not HEIF_AVAILABLE):
+    if sniffed not in IMAGE_TYPES:
         raise ImageInvalid("The file is not a JPEG, PNG, WebP or HEIC image.")
     Image.MAX_IMAGE_PIXELS = max_pixels  # Pillow's own bomb check, as a second line
     try:

@@ -6,7 +6,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 PARENT_TYPES = ("inspection", "finding", "sample", "completion_notice", "entry_authorization")
@@ -83,6 +83,6 @@ class PhotoUpload(db.Model):
     # [[offset, size, key], ...] in order; keys are made by the server (uploads/<id>/<offset>-<nonce>).
     chunks: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     meta: Mapped[dict[str, Any]] = mapped_column(sa.JSON, nullable=False, default=dict)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, index=True)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -15,10 +15,10 @@ from flask import current_app
 from sqlalchemy import select
 from werkzeug.exceptions import ClientDisconnected
 
+from .. import clock
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Gone, ImageInvalid, NotFound, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
-from ..db import utcnow
 from ..storage import get_storage
 from ..uploads import Received, receive_to_tempfile
 from . import schemas, services, tus
@@ -28,7 +28,7 @@ SWEEP_BATCH = 20
 
 
 def _expiry() -> datetime:
-    return utcnow() + timedelta(hours=current_app.config["UPLOAD_EXPIRY_HOURS"])
+    return clock.now() + timedelta(hours=current_app.config["UPLOAD_EXPIRY_HOURS"])
 
 
 def _meta_from(metadata: dict[str, str]) -> tuple[str, dict[str, Any], str]:
@@ -86,7 +86,7 @@ def get_upload(user, upload_id: str, *, for_update: bool = False) -> PhotoUpload
     upload = db.session.scalar(query)
     if upload is None:
         raise NotFound("No such upload.")
-    if upload.completed_at is None and upload.expires_at <= utcnow():
+    if upload.completed_at is None and upload.expires_at <= clock.now():
         raise Gone("This upload expired; start a new one.", error="upload_expired")
     return upload
 
@@ -202,7 +202,7 @@ def finish(user, upload: PhotoUpload) -> tuple[Photo, bool]:
         photo, created = services.ingest_received(user, photo_id, meta, assembled, expected, derived)
         upload = get_upload(user, upload_id, for_update=True)
     services.discard_blobs(keys)
-    upload.chunks, upload.completed_at = [], utcnow()
+    upload.chunks, upload.completed_at = [], clock.now()
     db.session.flush()
     return photo, created
 
@@ -229,7 +229,7 @@ def terminate(user, upload_id: str) -> None:
 def cleanup_expired(*, now: datetime | None = None, limit: int | None = None) -> int:
     """Delete uploads past their expiry (finished ones are kept until then so a client that lost the
     final answer can still learn its photo id)."""
-    query = select(PhotoUpload.id).where(PhotoUpload.expires_at <= (now or utcnow())).order_by(PhotoUpload.expires_at)
+    query = select(PhotoUpload.id).where(PhotoUpload.expires_at <= (now or clock.now())).order_by(PhotoUpload.expires_at)
     if limit:
         query = query.limit(limit)
     ids = list(db.session.scalars(query))

@@ -5,14 +5,13 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required
-from ..extensions import db
+from .. import paging
 from ..http import PRIVATE_FILE_CACHE
 from ..storage import get_storage
 from ..uploads import receive_to_tempfile
 from . import services
-from .models import Photo
 from .schemas import PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
-from .tus_routes import tus_blp
+from .routes_tus import tus_blp
 
 DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals and thumbnails.
 
@@ -87,14 +86,11 @@ def _serve(key: str, content_type: str, etag: str, filename: str, *, original: b
 class Photos(MethodView):
     @login_required
     @blp.arguments(PhotoListArgsSchema, location="query")
-    @blp.response(200, PhotoSchema(many=True))
+    @blp.response(200, PhotoSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
-        """Photos the caller may see, by permit and/or parent record"""
-        query = services.visible_photos(current_user)
-        for field in ("permit_id", "parent_type", "parent_id"):
-            if args.get(field):
-                query = query.where(getattr(Photo, field) == str(args[field]))
-        return [services.dump_photo(p) for p in db.session.scalars(query.order_by(Photo.created_at).limit(1000))]
+        """Photos the caller may see, by permit and/or parent record, oldest first"""
+        photos, total = services.list_photos(current_user, args)
+        return [services.dump_photo(p) for p in photos], 200, paging.total_header(total)
 
 
 @blp.route("/photos/<photo_id>")

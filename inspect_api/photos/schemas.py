@@ -5,6 +5,7 @@ from typing import Any, Mapping
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from ..paging import PageArgs
 from ..errors import ValidationFailed
 from ..schemas import GpsFixSchema
 from .models import PARENT_TYPES
@@ -31,7 +32,7 @@ class PhotoMetaSchema(Schema):
     device_accuracy_m = fields.Float(validate=validate.Range(min=0, max=100_000), allow_none=True, allow_nan=False)
 
 
-class PhotoListArgsSchema(Schema):
+class PhotoListArgsSchema(PageArgs):
     permit_id = fields.UUID()
     parent_type = fields.String(validate=validate.OneOf(PARENT_TYPES))
     parent_id = fields.UUID()

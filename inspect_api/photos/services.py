@@ -21,6 +21,7 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
@@ -58,6 +59,14 @@ def visible_photos(user) -> Select:
                                    sa.and_(Photo.parent_type == "inspection", Photo.parent_id.in_(seen)),
                                    sa.and_(Photo.parent_type == "finding", Photo.parent_id.in_(seen_findings))))
     return query
+
+
+def list_photos(user, args: dict[str, Any]) -> tuple[list[Photo], int]:
+    query = visible_photos(user)
+    for field in ("permit_id", "parent_type", "parent_id"):
+        if args.get(field):
+            query = query.where(getattr(Photo, field) == str(args[field]))
+    return page_query(query.order_by(Photo.created_at, Photo.id), args)
 
 
 def get_photo(user, photo_id: str) -> Photo:

@@ -8,10 +8,9 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
+from .. import clock
 from ..auth.models import User
-from ..clock import TOWN_TZ
 from ..checklists.services import find_template
-from ..db import utcnow
 from ..errors import NotFound
 from ..extensions import db
 from ..inspections.findings import open_findings_query
@@ -35,7 +34,7 @@ def timeline(user, permit_id: str) -> list[dict[str, Any]]:
 
 
 def _when(at: datetime | None) -> str:
-    return at.astimezone(TOWN_TZ).strftime("%Y-%m-%d %H:%M %Z") if at else "\u2013"
+    return at.astimezone(clock.town_zone()).strftime("%Y-%m-%d %H:%M %Z") if at else "\u2013"
 
 
 def _words(value: str | None) -> str:
@@ -100,9 +99,9 @@ def _checklist(record: Inspection) -> tuple[str, list[tuple[str, str, str, str]]
 
 
 def _day_samples(user, record: Inspection) -> list[Sample]:
-    day = record.started_at.astimezone(TOWN_TZ).date()
-    start = datetime.combine(day, datetime.min.time(), TOWN_TZ)
-    end = datetime.combine(day, datetime.max.time(), TOWN_TZ)
+    day = record.started_at.astimezone(clock.town_zone()).date()
+    start = datetime.combine(day, datetime.min.time(), clock.town_zone())
+    end = datetime.combine(day, datetime.max.time(), clock.town_zone())
     return list(db.session.scalars(visible_samples(user).where(
         Sample.permit_id == record.permit_id, Sample.sampled_at >= start, Sample.sampled_at <= end)
         .order_by(Sample.sampled_at, Sample.id)))
@@ -115,7 +114,7 @@ def _sample_rows(samples: list[Sample]) -> list[tuple[str, str, str, str]]:
         where = sample.outfall_id or (f"{sample.location_lat:.5f}, {sample.location_lon:.5f}"
                                       if sample.location_lat is not None else "site")
         exceeded = "; ".join(f"{e['parameter']} {e['value']:g} {e['unit']} exceeds" for e in sample.exceedances or [])
-        rows.append((sample.sampled_at.astimezone(TOWN_TZ).strftime("%H:%M %Z"),
+        rows.append((sample.sampled_at.astimezone(clock.town_zone()).strftime("%H:%M %Z"),
                      f"{where} ({sample.sample_type}, {sample.analysis})", results, exceeded or "within"))
     return rows
 
@@ -152,7 +151,7 @@ def _weekly_notes(samples: list[Sample]) -> list[str]:
         return []
     notes = [f"Turbidity is judged on the weekly average per discharge point ({level.describe()}), not on a "
              "single sample."]
-    weeks = sorted({(s.outfall_id, sampling_rules.week_start(s.sampled_at, TOWN_TZ)) for s in samples
+    weeks = sorted({(s.outfall_id, sampling_rules.week_start(s.sampled_at, clock.town_zone())) for s in samples
                     if s.outfall_id and any(p.get("name") == "turbidity" for p in s.parameters or [])})
     for outfall_id, week in weeks:
         row = exceedances.week_row(samples[0].permit_id, outfall_id, week, level)
@@ -246,8 +245,8 @@ def inspection_report(user, inspection_id: str) -> tuple[bytes, str]:
         finding_rows=_finding_rows(findings, labels), sample_rows=_sample_rows(samples),
         photos=_photos(record, findings, labels), entry_rows=_entry_rows(record),
         sample_notes=_weekly_notes(samples),
-        footer=f"Inspection {record.id} \u00b7 version {record.version} \u00b7 generated {_when(utcnow())}",
+        footer=f"Inspection {record.id} \u00b7 version {record.version} \u00b7 generated {_when(clock.now())}",
     )
-    day = record.started_at.astimezone(TOWN_TZ).date().isoformat()
+    day = record.started_at.astimezone(clock.town_zone()).date().isoformat()
     return pdf.render(data), f"inspection-{permit.number or 'draft'}-{day}.pdf"
 

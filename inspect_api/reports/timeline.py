@@ -14,8 +14,8 @@ from typing import Any, Iterable
 from sqlalchemy import select
 
 from ..audit import AuditEntry
+from .. import clock
 from ..auth.models import User
-from ..clock import TOWN_TZ
 from ..entry.models import EntryAuthorization
 from ..entry.services import visible_entry_authorizations
 from ..extensions import db
@@ -76,8 +76,8 @@ def _entry_events(auths, names: _Names) -> list[dict[str, Any]]:
         events.append(_event(
             auth.device_created_at or auth.created_at, "entry_authorization.granted", "entry_authorization", auth.id,
             f"Site entry ({_words(auth.basis)}) granted by {auth.granted_by_name} ({auth.granted_by_relation}) for "
-            f"{scope}, {auth.valid_from.astimezone(TOWN_TZ):%Y-%m-%d %H:%M} to "
-            f"{auth.valid_to.astimezone(TOWN_TZ):%Y-%m-%d %H:%M}{names.by(auth.created_by)}"))
+            f"{scope}, {auth.valid_from.astimezone(clock.town_zone()):%Y-%m-%d %H:%M} to "
+            f"{auth.valid_to.astimezone(clock.town_zone()):%Y-%m-%d %H:%M}{names.by(auth.created_by)}"))
         if auth.revoked_at is not None:
             reason = f": {_clip(auth.revocation_reason)}" if auth.revocation_reason else ""
             events.append(_event(auth.revoked_at, "entry_authorization.revoked", "entry_authorization", auth.id,
@@ -121,7 +121,7 @@ def _inspection_events(inspections, submissions, names: _Names) -> list[dict[str
 
 
 def _local_midnight(day: date) -> datetime:
-    return datetime.combine(day, time.min, TOWN_TZ)
+    return datetime.combine(day, time.min, clock.town_zone())
 
 
 def _finding_events(findings) -> list[dict[str, Any]]:

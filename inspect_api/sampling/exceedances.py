@@ -17,12 +17,11 @@ from typing import Any
 
 from sqlalchemy import select
 
+from .. import clock
 from .. import audit
-from ..db import utcnow
 from ..extensions import db
 from ..inspections.findings import create_finding
 from ..inspections.models import Finding
-from ..inspections.rules import TOWN_TZ
 from ..permits.models import Permit
 from ..records import bump
 from . import levels as level_config
@@ -52,7 +51,7 @@ def _where(sample: Sample) -> str:
 
 
 def _local(at: datetime) -> str:
-    return at.astimezone(TOWN_TZ).strftime("%Y-%m-%d %H:%M")
+    return at.astimezone(clock.town_zone()).strftime("%Y-%m-%d %H:%M")
 
 
 def judge(user, permit, sample: Sample, previous: tuple[str | None, datetime] | None) -> None:
@@ -61,7 +60,7 @@ def judge(user, permit, sample: Sample, previous: tuple[str | None, datetime] | 
     _lock_permit(permit.id)
     levels = level_config.current_levels()
     sample.exceedances = rules.sample_exceedances(sample.parameters or [], levels)
-    known = rules.known_on(sample.analysis, sample.sampled_at, sample.analyzed_at, utcnow(), TOWN_TZ)
+    known = rules.known_on(sample.analysis, sample.sampled_at, sample.analyzed_at, clock.now(), clock.town_zone())
     wanted = {}
     for exceedance in sample.exceedances:
         description = (f"{_label(exceedance['parameter'])} {plain(Decimal(str(exceedance['value'])))} "
@@ -91,7 +90,7 @@ def _judge_weeks(user, permit, sample: Sample, previous, level: rules.Level, kno
     weeks = set()
     for outfall_id, at in ((sample.outfall_id, sample.sampled_at), previous or (None, None)):
         if outfall_id:
-            weeks.add((outfall_id, rules.week_start(at, TOWN_TZ)))
+            weeks.add((outfall_id, rules.week_start(at, clock.town_zone())))
     for outfall_id, week in sorted(weeks):
         row = week_row(permit.id, outfall_id, week, level)
         key = f"weekly:{level.parameter}:{outfall_id}:{week.isoformat()}"
@@ -124,8 +123,8 @@ def readings(permit_id: str, parameter: str, unit: str, outfall_id: str | None =
 
 
 def week_row(permit_id: str, outfall_id: str, week: date, level: rules.Level) -> rules.WeeklyRow | None:
-    data = readings(permit_id, level.parameter, level.unit, outfall_id, rules.week_bounds(week, TOWN_TZ))
-    rows = rules.weekly_rows(data, TOWN_TZ, level)
+    data = readings(permit_id, level.parameter, level.unit, outfall_id, rules.week_bounds(week, clock.town_zone()))
+    rows = rules.weekly_rows(data, clock.town_zone(), level)
     return rows[0] if rows else None
 
 
@@ -158,7 +157,7 @@ def _withdraw(user, link: ExceedanceFinding) -> None:
     if finding.status != "open" or finding.deleted_at is not None:
         return
     link.withdrawn = True
-    _change(user, finding, "finding.withdraw", deleted_at=utcnow())
+    _change(user, finding, "finding.withdraw", deleted_at=clock.now())
 
 
 def _change(user, finding: Finding, action: str, **values: Any) -> None:
@@ -174,7 +173,7 @@ def weekly_report(permit, parameter: str = "turbidity") -> list[dict[str, Any]]:
     """Every outfall-week of the permit with its average and whether it exceeds the weekly level."""
     level = level_config.weekly_level(parameter)
     unit = level.unit if level else PARAMETERS[parameter].canonical_unit
-    rows = rules.weekly_rows(readings(permit.id, parameter, unit), TOWN_TZ, level)
+    rows = rules.weekly_rows(readings(permit.id, parameter, unit), clock.town_zone(), level)
     links = {link.key: link for link in db.session.scalars(select(ExceedanceFinding).where(
         ExceedanceFinding.permit_id == permit.id, ExceedanceFinding.key.like(f"weekly:{parameter}:%")))}
     report = []

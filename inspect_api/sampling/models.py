@@ -6,7 +6,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
 from ..seed import seeder
 
@@ -67,7 +67,7 @@ class ActionLevel(db.Model):
     max_value: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
     citation: Mapped[str] = mapped_column(sa.Text, nullable=False, default="")
     enabled: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=True)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, onupdate=clock_now)
     updated_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 
     __table_args__ = (
@@ -91,7 +91,7 @@ class ExceedanceFinding(db.Model):
     finding_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("findings.id"), nullable=False)
     sample_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("samples.id"), nullable=False, index=True)
     withdrawn: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
 
     __table_args__ = (sa.UniqueConstraint("permit_id", "key", name="uq_exceedance_findings_permit_key"),)
 

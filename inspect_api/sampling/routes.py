@@ -6,6 +6,7 @@ from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
 from ..permits.access import get_visible_permit
+from .. import paging
 from ..records import expected_version
 from . import exceedances, levels, services
 from .schemas import (ActionLevelsSchema, SampleCreateSchema, SampleQuerySchema, SampleSchema,
@@ -19,11 +20,14 @@ blp = Blueprint("sampling", __name__, url_prefix="/api/v1",
 class Samples(MethodView):
     @login_required
     @blp.arguments(SampleQuerySchema, location="query")
-    @blp.response(200, SampleSchema(many=True))
+    @blp.response(200, SampleSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the samples you may see, oldest first (filter by permit_id)"""
-        permit_id = str(args["permit_id"]) if args.get("permit_id") else None
-        return jsonify([services.dump_sample(s) for s in services.list_samples(current_user, permit_id)])
+        samples, total = services.list_samples(current_user, args)
+        # dump_sample already gives the answer's shape; jsonify keeps it as dumped
+        response = jsonify([services.dump_sample(s) for s in samples])
+        response.headers.update(paging.total_header(total))
+        return response
 
     @roles_required("inspector", "supervisor")
     @blp.arguments(SampleCreateSchema)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from ..schemas import GpsFixSchema
+from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
 _name = validate.Length(min=1, max=200)
@@ -126,7 +127,7 @@ class SampleSchema(Schema):
     finding_ids = fields.List(fields.String())
 
 
-class SampleQuerySchema(Schema):
+class SampleQuerySchema(PageArgs):
     permit_id = fields.UUID()
 
 

@@ -6,12 +6,13 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
-from ..db import utcnow
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
@@ -41,11 +42,11 @@ def get_sample(user, record_id: str) -> Sample:
     return record
 
 
-def list_samples(user, permit_id: str | None = None) -> list[Sample]:
+def list_samples(user, args: dict[str, Any]) -> tuple[list[Sample], int]:
     query = visible_samples(user)
-    if permit_id is not None:
-        query = query.where(Sample.permit_id == str(permit_id))
-    return list(db.session.scalars(query.order_by(Sample.sampled_at, Sample.id)))
+    if args.get("permit_id"):
+        query = query.where(Sample.permit_id == str(args["permit_id"]))
+    return page_query(query.order_by(Sample.sampled_at, Sample.id), args)
 
 
 def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
@@ -58,7 +59,7 @@ def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
         location=location, finding_ids=list(finding_ids),
         chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
         holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
-                                         record.analysis, now or utcnow()),
+                                         record.analysis, now or clock.now()),
     )
     return _dump_schema.dump(view)
 

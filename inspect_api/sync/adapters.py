@@ -1,147 +1,30 @@
-"""Finding each tracked entity's services by the COMMON.md convention, plus the one adapter sync
-writes itself: assignments, which an inspector's device reads to know its sites.
+"""Every entity sync carries, declared in this one place: its name, model, scope, the domain's dump,
+visible, get, create, update and delete functions and its create/update schemas. Nothing is found by
+name or guessed from a signature; registry.load checks each declaration when the app starts and stops
+the start with an error naming what is missing or uncallable.
 
-For a model with `__sync_entity__ = "sample"` in package inspect_api.sampling, the functions
-create_sample, update_sample, get_sample, visible_samples, dump_sample (and delete_sample, if the
-domain allows deleting) are looked up in sampling/services.py, then in sampling/samples.py or
-sampling/sample.py; the schemas SampleCreateSchema / SampleUpdateSchema (or CreateSampleSchema /
-UpdateSampleSchema) in sampling/schemas.py. A function that does not take the convention's
-arguments is not used, so a helper of the same name with another signature is never called.
+A pushed mutation is loaded with the declared schema and applied with the declared function, with the
+arguments sync passes (registry.CALLS); pull reads with `visible` and `dump` (API.md, "Sync (offline devices)").
 """
 from __future__ import annotations
 
-import importlib
-import inspect
-import logging
-from typing import Any, Callable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import Select, select
-from sqlalchemy.orm import selectinload
 
 from ..errors import NotFound
 from ..extensions import db
 from .registry import ASSIGNMENT, FIELD, GLOBAL, PERMIT, EntityAdapter
 
-log = logging.getLogger(__name__)
-
-# Schema name prefixes a domain uses besides the entity's own CamelCase name.
-SCHEMA_ALIASES = {"completion_notice": ("Notice", "CompletionNotice")}
 NOT_PUSHED = {
     "photo": "Photos are uploaded with PUT /photos/{id}; push the records that reference them.",
     "assignment": "Assignments are made by supervisors, not pushed by devices.",
+    "storm_event": "Storm events come from the rain gauge feed or a supervisor, not from devices.",
 }
 
 
-def _camel(entity: str) -> str:
-    return "".join(part.title() for part in entity.split("_"))
-
-
-def _import(name: str):
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and name.startswith(exc.name):
-            return None
-        raise
-
-
-def _takes(fn: Any, positional: int) -> bool:
-    """True when `fn` can be called with exactly `positional` positional arguments."""
-    if not callable(fn):
-        return False
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    slots = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in slots if p.default is p.empty]
-    kw_required = [p for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
-    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
-    return not kw_required and len(required) <= positional and (len(slots) >= positional or varargs)
-
-
-def _find(modules: list, name: str, positional: int) -> Callable | None:
-    for module in modules:
-        fn = getattr(module, name, None)
-        if fn is not None and _takes(fn, positional):
-            return fn
-    return None
-
-
-def _schema(module, names: list[str]):
-    for name in names:
-        cls = getattr(module, name, None) if module is not None else None
-        if isinstance(cls, type):
-            return cls()
-    return None
-
-
-def _schemas(package: str, entity: str):
-    module = _import(f"{package}.schemas")
-    prefixes = (_camel(entity),) + SCHEMA_ALIASES.get(entity, ())
-    create = _schema(module, [n for p in prefixes for n in (f"{p}CreateSchema", f"Create{p}Schema")])
-    update = _schema(module, [n for p in prefixes for n in (f"{p}UpdateSchema", f"Update{p}Schema")])
-    return create, update
-
-
-def _load_options(model: type) -> tuple:
-    """Eager-load each relationship a dump may read, one query per page instead of one per row."""
-    options = []
-    for rel in sa.inspect(model).relationships:
-        try:
-            options.append(selectinload(getattr(model, rel.key)))
-        except Exception:  # an exotic relationship a selectin load cannot serve stays lazy
-            log.debug("no eager load for %s.%s", model.__name__, rel.key)
-    return tuple(options)
-
-
-def _scope(entity: str, model: type) -> str:
-    if entity == "permit":
-        return PERMIT
-    if hasattr(model, "permit_id") or hasattr(model, "sync_permit_id"):
-        return FIELD
-    return GLOBAL
-
-
-def _permit_visible(model: type) -> Callable[[Any], Select]:
-    from ..permits.access import visible_permit_ids
-    return lambda user: select(model).where(model.permit_id.in_(visible_permit_ids(user)))
-
-
-def _getter(entity: str, model: type, visible: Callable[[Any], Select]) -> Callable[[Any, str], Any]:
-    def get(user, record_id):
-        record = db.session.scalar(visible(user).where(model.id == str(record_id)))
-        if record is None:
-            raise NotFound(f"No such {entity.replace('_', ' ')}.")
-        return record
-    return get
-
-
-def domain_adapter(entity: str, model: type) -> EntityAdapter | None:
-    package = model.__module__.rsplit(".", 1)[0]
-    plural = entity + "s"
-    modules = [m for m in (_import(f"{package}.services"), _import(f"{package}.{plural}"),
-                           _import(f"{package}.{entity}")) if m is not None]
-    dump = _find(modules, f"dump_{entity}", 1)
-    if dump is None:
-        log.info("sync: %s not registered (no dump_%s in %s)", entity, entity, package)
-        return None
-    visible = _find(modules, f"visible_{plural}", 1)
-    if visible is None and hasattr(model, "permit_id"):
-        visible = _permit_visible(model)
-    if visible is None:
-        return None
-    get = _find(modules, f"get_{entity}", 2) or _getter(entity, model, visible)
-    create_schema, update_schema = _schemas(package, entity)
-    return EntityAdapter(
-        entity=entity, model=model, scope=_scope(entity, model), dump=dump, visible=visible, get=get,
-        create=_find(modules, f"create_{entity}", 2), update=_find(modules, f"update_{entity}", 4),
-        delete=_find(modules, f"delete_{entity}", 3), create_schema=create_schema, update_schema=update_schema,
-        not_pushed=NOT_PUSHED.get(entity), load_options=_load_options(model))
-
-
-# --- assignments ---------------------------------------------------------------------------------
+# --- assignments: the one entity sync serves itself (an inspector's device reads its sites) --------
 
 def _visible_assignments(user) -> Select:
     from ..permits.models import Assignment
@@ -153,37 +36,110 @@ def _visible_assignments(user) -> Select:
     return query.where(sa.false())
 
 
+def _get_assignment(user, record_id: str):
+    from ..permits.models import Assignment
+    record = db.session.scalar(_visible_assignments(user).where(Assignment.id == str(record_id)))
+    if record is None:
+        raise NotFound("No such assignment.")
+    return record
+
+
 def _dump_assignment(record) -> dict[str, Any]:
     return {"id": record.id, "permit_id": record.permit_id, "inspector_id": record.inspector_id,
             "version": record.version, "assigned_at": _iso(record.assigned_at),
             "assigned_by": record.assigned_by, "removed_at": _iso(record.removed_at)}
 
 
+def _get_storm_event(user, record_id: str):
+    from ..program.models import StormEvent
+    from ..program.storm_events import visible_storm_events
+    record = db.session.scalar(visible_storm_events(user).where(StormEvent.id == str(record_id)))
+    if record is None:
+        raise NotFound("No such storm event.")
+    return record
+
+
 def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def assignment_adapter(model: type) -> EntityAdapter:
-    return EntityAdapter(entity="assignment", model=model, scope=ASSIGNMENT, dump=_dump_assignment,
-                         visible=_visible_assignments,
-                         get=_getter("assignment", model, _visible_assignments),
-                         not_pushed=NOT_PUSHED["assignment"])
+def declarations() -> list[EntityAdapter]:
+    """The declarations, in the order pull lists entities. Imported here, not at module level: sync's
+    modules are imported by domains that these modules import in turn."""
+    from ..bonds import schemas as bond_schemas, services as bonds
+    from ..bonds.models import Bond
+    from ..completion import schemas as completion_schemas, services as completion
+    from ..completion.models import CompletionNotice
+    from ..enforcement import schemas as enforcement_schemas, services as enforcement
+    from ..enforcement.models import Order
+    from ..entry import schemas as entry_schemas, services as entry
+    from ..entry.models import EntryAuthorization
+    from ..inspections import finding_services as findings, schemas as inspection_schemas
+    from ..inspections import services as inspections
+    from ..inspections.models import Finding, Inspection
+    from ..permits import access, schemas as permit_schemas, services as permits
+    from ..permits.models import Assignment, Permit
+    from ..photos import services as photos
+    from ..program import inspection_requests, schemas as program_schemas, storm_events
+    from ..program.models import InspectionRequest, StormEvent
+    from ..photos.models import Photo
+    from ..sampling import schemas as sample_schemas, services as samples
+    from ..sampling.models import Sample
 
-
-def discover() -> dict[str, EntityAdapter]:
-    from .. import import_models
-    import_models()
-    found: dict[str, EntityAdapter] = {}
-    for mapper in sorted(db.Model.registry.mappers, key=lambda m: m.class_.__name__):
-        model = mapper.class_
-        entity = getattr(model, "__sync_entity__", None)
-        if not entity or entity in found:
-            continue
-        try:
-            adapter = assignment_adapter(model) if entity == "assignment" else domain_adapter(entity, model)
-        except Exception:  # a broken domain must not take sync down for every other entity
-            log.exception("sync: %s not registered", entity)
-            continue
-        if adapter is not None:
-            found[entity] = adapter
-    return found
+    return [
+        EntityAdapter(entity="permit", model=Permit, scope=PERMIT, dump=permits.dump_permit,
+                      visible=access.visible_permits, get=permits.get_permit,
+                      create=permits.create_permit, update=permits.update_permit,
+                      create_schema=permit_schemas.PermitCreateSchema(),
+                      update_schema=permit_schemas.PermitUpdateSchema()),
+        EntityAdapter(entity="assignment", model=Assignment, scope=ASSIGNMENT, dump=_dump_assignment,
+                      visible=_visible_assignments, get=_get_assignment, not_pushed=NOT_PUSHED["assignment"]),
+        EntityAdapter(entity="entry_authorization", model=EntryAuthorization, scope=FIELD,
+                      dump=entry.dump_entry_authorization, visible=entry.visible_entry_authorizations,
+                      get=entry.get_entry_authorization, create=entry.create_entry_authorization,
+                      update=entry.update_entry_authorization,
+                      create_schema=entry_schemas.EntryAuthorizationCreateSchema(),
+                      update_schema=entry_schemas.EntryAuthorizationUpdateSchema()),
+        EntityAdapter(entity="inspection", model=Inspection, scope=FIELD, dump=inspections.dump_inspection,
+                      visible=inspections.visible_inspections, get=inspections.get_inspection,
+                      create=inspections.create_inspection, update=inspections.update_inspection,
+                      delete=inspections.delete_inspection,
+                      create_schema=inspection_schemas.InspectionCreateSchema(),
+                      update_schema=inspection_schemas.InspectionUpdateSchema()),
+        EntityAdapter(entity="finding", model=Finding, scope=FIELD, dump=findings.dump_finding,
+                      visible=findings.visible_findings, get=findings.get_finding,
+                      create=findings.create_finding, update=findings.update_finding,
+                      create_schema=inspection_schemas.FindingCreateSchema(),
+                      update_schema=inspection_schemas.FindingUpdateSchema()),
+        EntityAdapter(entity="sample", model=Sample, scope=FIELD, dump=samples.dump_sample,
+                      visible=samples.visible_samples, get=samples.get_sample,
+                      create=samples.create_sample, update=samples.update_sample,
+                      create_schema=sample_schemas.SampleCreateSchema(),
+                      update_schema=sample_schemas.SampleUpdateSchema()),
+        EntityAdapter(entity="photo", model=Photo, scope=FIELD, dump=photos.dump_photo,
+                      visible=photos.visible_photos, get=photos.get_photo, not_pushed=NOT_PUSHED["photo"]),
+        EntityAdapter(entity="completion_notice", model=CompletionNotice, scope=FIELD,
+                      dump=completion.dump_completion_notice, visible=completion.visible_completion_notices,
+                      get=completion.get_completion_notice, create=completion.create_completion_notice,
+                      update=completion.update_completion_notice,
+                      create_schema=completion_schemas.CompletionNoticeCreateSchema(),
+                      update_schema=completion_schemas.CompletionNoticeUpdateSchema()),
+        EntityAdapter(entity="bond", model=Bond, scope=FIELD, dump=bonds.dump_bond, visible=bonds.visible_bonds,
+                      get=bonds.get_bond, create=bonds.create_bond, update=bonds.update_bond,
+                      create_schema=bond_schemas.BondCreateSchema(), update_schema=bond_schemas.BondUpdateSchema()),
+        EntityAdapter(entity="order", model=Order, scope=FIELD, dump=enforcement.dump_order,
+                      visible=enforcement.visible_orders, get=enforcement.get_order,
+                      create=enforcement.create_order, update=enforcement.update_order,
+                      create_schema=enforcement_schemas.OrderCreateSchema(),
+                      update_schema=enforcement_schemas.OrderUpdateSchema()),
+        # A request is made on the device and then handled by the office: devices create, never edit.
+        EntityAdapter(entity="inspection_request", model=InspectionRequest, scope=FIELD,
+                      dump=inspection_requests.dump_inspection_request,
+                      visible=inspection_requests.visible_inspection_requests,
+                      get=inspection_requests.get_inspection_request,
+                      create=inspection_requests.create_inspection_request,
+                      create_schema=program_schemas.InspectionRequestCreateSchema()),
+        EntityAdapter(entity="storm_event", model=StormEvent, scope=GLOBAL, dump=storm_events.dump_storm_event,
+                      visible=storm_events.visible_storm_events, get=_get_storm_event,
+                      not_pushed=NOT_PUSHED["storm_event"]),
+    ]

@@ -12,11 +12,12 @@ from typing import Any
 from marshmallow import ValidationError
 from sqlalchemy import Select, select
 
+from .. import clock
 from .. import audit
-from ..db import utcnow
 from ..auth.models import User
 from ..errors import ApiError, Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..paging import page_query
 from ..records import check_version, expected_version
 from . import registry, rights, rules
 from .models import Device, SyncConflict
@@ -32,13 +33,13 @@ def visible_conflicts(user) -> Select:
     return query.where(SyncConflict.user_id == user.id)
 
 
-def list_conflicts(user, filters: dict[str, Any]) -> list[dict[str, Any]]:
+def list_conflicts(user, filters: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     query = visible_conflicts(user)
     for name in FILTERS:
         if filters.get(name):
             query = query.where(getattr(SyncConflict, name) == filters[name])
-    return [conflict_view(c) for c in db.session.scalars(query.order_by(SyncConflict.created_at.desc(),
-                                                                         SyncConflict.id))]
+    found, total = page_query(query.order_by(SyncConflict.created_at.desc(), SyncConflict.id), filters)
+    return [conflict_view(c) for c in found], total
 
 
 def get_conflict(user, conflict_id: str) -> SyncConflict:
@@ -134,7 +135,7 @@ def resolve_conflict(user, conflict: SyncConflict, body: dict[str, Any]) -> dict
     else:
         record = _apply(user, adapter, conflict, body, expected)
     conflict.status, conflict.resolution = "resolved", body["resolution"]
-    conflict.resolved_by, conflict.resolved_at = user.id, utcnow()
+    conflict.resolved_by, conflict.resolved_at = user.id, clock.now()
     conflict.resolved_version = getattr(record, "version", None)
     db.session.flush()
     audit.record("sync.conflict.resolve", conflict.entity, conflict.record_id,

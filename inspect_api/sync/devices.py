@@ -13,11 +13,12 @@ from flask import g
 from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 
+from .. import clock
 from .. import audit
 from ..auth.models import AuthSession
-from ..db import utcnow
 from ..errors import Forbidden, NotFound
 from ..extensions import db
+from ..paging import page_query
 from .models import Device
 
 MANAGERS = ("supervisor", "admin")
@@ -41,7 +42,7 @@ def _register(user, device_id: str) -> Device:
     try:
         with db.session.begin_nested():
             device = Device(id=device_id, user_id=user.id, name=_session_device_name(device_id, search=True),
-                            first_seen=utcnow())
+                            first_seen=clock.now())
             db.session.add(device)
             db.session.flush()
         return device
@@ -61,7 +62,7 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
     if device.revoked_at is not None:
         raise Forbidden("This device was revoked; ask a supervisor, or sign in on another device.",
                         error="device_revoked")
-    now = utcnow()
+    now = clock.now()
     if device.user_id != user.id:
         # A device id names one account's tablet for good: signing in on a shared tablet gives the
         # next person a device id of their own (auth.services.start_session), so nothing another
@@ -99,7 +100,7 @@ def visible_devices(user) -> Select:
     return query.where(Device.user_id == user.id)
 
 
-def list_devices(user, filters: dict[str, Any]) -> list[Device]:
+def list_devices(user, filters: dict[str, Any]) -> tuple[list[Device], int]:
     query = visible_devices(user)
     if filters.get("pending") is True:
         query = query.where(Device.pending_count > 0)
@@ -109,7 +110,7 @@ def list_devices(user, filters: dict[str, Any]) -> list[Device]:
         query = query.where(Device.user_id == filters["user_id"])
     if filters.get("revoked") is not None:
         query = query.where(Device.revoked_at.is_not(None) if filters["revoked"] else Device.revoked_at.is_(None))
-    return list(db.session.scalars(query.order_by(Device.last_push_at.desc().nulls_last(), Device.id)))
+    return page_query(query.order_by(Device.last_push_at.desc().nulls_last(), Device.id), filters)
 
 
 def get_device(user, device_id: str) -> Device:
@@ -129,10 +130,10 @@ def revoke_device(actor, device_id: str) -> Device:
         if owner is None:
             raise NotFound("No such device.")
         device = Device(id=device_id, user_id=owner, name=_session_device_name(device_id, search=True),
-                        first_seen=utcnow())
+                        first_seen=clock.now())
         db.session.add(device)
     if device.revoked_at is None:
-        device.revoked_at, device.revoked_by = utcnow(), actor.id
+        device.revoked_at, device.revoked_by = clock.now(), actor.id
     ended = revoke_sessions(device_id=device_id)
     db.session.flush()
     audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},

@@ -7,7 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..db import IdColumn, UTCDateTime, new_id, utcnow
+from ..db import IdColumn, UTCDateTime, new_id, clock_now
 from ..extensions import db
 
 RESULT_STATUSES = ("applied", "duplicate", "conflict", "rejected")
@@ -25,7 +25,7 @@ class Device(db.Model):
     user_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True, index=True)
     name: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
     app_version: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
-    first_seen: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow)
+    first_seen: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     last_push_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     last_pull_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     pending_count: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
@@ -53,7 +53,7 @@ class SyncMutation(db.Model):
     errors: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, nullable=True)
     server_record: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, nullable=True)
     conflict_id: Mapped[str | None] = mapped_column(IdColumn, nullable=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, index=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, index=True)
 
     __table_args__ = (sa.CheckConstraint(sa.column("status").in_(RESULT_STATUSES), name="status"),)
 
@@ -82,7 +82,7 @@ class SyncConflict(db.Model):
     resolved_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     resolved_version: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=utcnow, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now, index=True)
 
     __table_args__ = (
         sa.CheckConstraint(sa.column("status").in_(CONFLICT_STATUSES), name="status"),

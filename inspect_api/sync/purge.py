@@ -8,15 +8,15 @@ from datetime import datetime, timedelta
 from flask import current_app
 from sqlalchemy import delete, func, select, update
 
+from .. import clock
 from ..changes import SyncChange, SyncCounter
-from ..db import utcnow
 from ..extensions import db
 from .models import SyncMutation
 
 
 def purge_tombstones(retention_days: int | None = None, now: datetime | None = None) -> dict[str, int]:
     days = current_app.config["TOMBSTONE_RETENTION_DAYS"] if retention_days is None else retention_days
-    cutoff = (now or utcnow()) - timedelta(days=days)
+    cutoff = (now or clock.now()) - timedelta(days=days)
     newest = db.session.scalar(select(func.max(SyncChange.seq)).where(SyncChange.op == "delete",
                                                                        SyncChange.changed_at < cutoff))
     deleted = 0

@@ -6,6 +6,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_device_id, current_user, login_required, roles_required
+from ..database import writes
+from .. import paging
 from ..extensions import db
 from . import conflicts, devices, pull, purge, services
 from .schemas import (ConflictQuerySchema, ConflictSchema, DeviceQuerySchema, DeviceSchema, PullQuerySchema,
@@ -38,6 +40,7 @@ class Push(MethodView):
 
 @blp.route("/sync/pull")
 class Pull(MethodView):
+    @writes  # notes the device's last pull (devices list, GET /devices)
     @login_required
     @blp.arguments(PullQuerySchema, location="query")
     @blp.response(200, PullSchema)
@@ -59,10 +62,11 @@ class Pull(MethodView):
 class Conflicts(MethodView):
     @roles_required("applicant", "inspector", "supervisor")
     @blp.arguments(ConflictQuerySchema, location="query")
-    @blp.response(200, ConflictSchema(many=True))
+    @blp.response(200, ConflictSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """Conflicts from pushes (supervisors: all; others: their own), newest first"""
-        return conflicts.list_conflicts(current_user, args)
+        views, total = conflicts.list_conflicts(current_user, args)
+        return views, 200, paging.total_header(total)
 
 
 @blp.route("/sync/conflicts/<conflict_id>")
@@ -89,10 +93,11 @@ class ConflictResolve(MethodView):
 class Devices(MethodView):
     @login_required
     @devices_blp.arguments(DeviceQuerySchema, location="query")
-    @devices_blp.response(200, DeviceSchema(many=True))
+    @devices_blp.response(200, DeviceSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """Devices that sync (supervisors and admins: all; others: their own); ?pending=true for unsent work"""
-        return devices.list_devices(current_user, args)
+        found, total = devices.list_devices(current_user, args)
+        return found, 200, paging.total_header(total)
 
 
 @devices_blp.route("/devices/<device_id>")

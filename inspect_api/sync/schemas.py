@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from .models import CONFLICT_STATUSES, RESOLUTIONS, RESULT_STATUSES
 
 
@@ -122,7 +123,7 @@ class ConflictSchema(Schema):
     record = fields.Dict(allow_none=True, metadata={"description": "The record after resolving (resolve only)."})
 
 
-class ConflictQuerySchema(Schema):
+class ConflictQuerySchema(PageArgs):
     status = fields.String(validate=validate.OneOf(CONFLICT_STATUSES))
     entity = fields.String(validate=validate.Length(max=40))
     record_id = fields.String(validate=validate.Length(max=64))
@@ -150,7 +151,7 @@ class DeviceSchema(Schema):
     revoked_by = fields.String(allow_none=True)
 
 
-class DeviceQuerySchema(Schema):
+class DeviceQuerySchema(PageArgs):
     pending = fields.Boolean(metadata={"description": "true: only devices that last reported unsent work."})
     user_id = fields.String(validate=validate.Length(max=64))
     revoked = fields.Boolean()

@@ -104,7 +104,7 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
     assert "preferred" in page.inner_text(f"[data-test=today] a.row[data-permit='{near}'][data-kind=follow_up]")
 
     # Tomorrow morning, still offline: the device's own clock makes the storm inspections overdue.
-    tomorrow = datetime.combine(clock.today() + timedelta(days=1), time(8, 0), tzinfo=clock.TOWN_TZ)
+    tomorrow = datetime.combine(clock.today() + timedelta(days=1), time(8, 0), tzinfo=clock.town_zone())
     page.clock.set_fixed_time(tomorrow)
     page.reload()
     page.wait_for_selector("html[data-ready=true]")

@@ -209,9 +209,18 @@ def test_release_rules_sum_never_exceeds_amount():
                   released_on=local_today())
     assert rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("900.00"), **common) is None
     problem = rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("900.01"), **common)
-    assert problem.error == "exceeds_bond_amount" and problem.status == 409
+    assert problem.error == "exceeds_bond_amount" and problem.state and problem.field is None
+    late = rules.release_date_problem(local_today() + timedelta(days=1), None, local_today())
+    assert (late.error, late.field, late.state) == ("validation_error", "released_on", False)
     assert rules.bond_status(Decimal("10"), Decimal("0")) == "held"
     assert rules.bond_status(Decimal("10"), Decimal("9.99")) == "partially_released"
     assert rules.bond_status(Decimal("10"), Decimal("10")) == "released"
     assert rules.full_release_problem(certificate_issued=True, bond_amount=Decimal("10"), released=Decimal("10"),
                                       amount=None).error == "already_released"
+
+
+def test_bond_rules_carry_no_http_status():
+    """Rules say what is wrong and whether the state or the request is at fault; HTTP is the service's."""
+    problem = rules.amount_problem(Decimal("5.00"), Decimal("10.00"))
+    assert not hasattr(problem, "status")
+    assert (problem.error, problem.field, problem.state) == ("amount_below_released", "amount", True)

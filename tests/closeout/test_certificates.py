@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from inspect_api.completion.certificates import next_number
-from inspect_api.completion.common import local_today
+from inspect_api.clock import today as local_today
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit, PermitEvent
 

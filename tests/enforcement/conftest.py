@@ -19,7 +19,7 @@ class TownClock:
         self.set(date(2026, 5, 4))
 
     def set(self, day: date, at: time = time(12, 0)) -> None:
-        moment = datetime.combine(day, at, tzinfo=clock.TOWN_TZ).astimezone(timezone.utc)
+        moment = datetime.combine(day, at, tzinfo=clock.town_zone()).astimezone(timezone.utc)
         self.set_utc(moment)
 
     def set_utc(self, moment: datetime) -> None:

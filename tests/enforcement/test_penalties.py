@@ -183,3 +183,33 @@ def test_fine_schedule_is_configuration(client, cast, permit, conditions, town_c
     assert after["fine_usd"] == "50.00"
     # A citation keeps the fine it was issued with.
     assert client.get(f"/api/v1/citations/{before['id']}", headers=cast.sup).get_json()["fine_usd"] == "100.00"
+
+
+def test_a_violation_checks_every_inspection_and_photo_it_cites(client, cast, permit, conditions, factory,
+                                                                town_clock):
+    """Cited inspections must be this permit's; a photo of another permit is refused, one still on its
+    way from a device (no row yet) is accepted (API.md: a record may reference a pending photo)."""
+    import uuid
+
+    from sqlalchemy import insert
+
+    from inspect_api.photos.models import Photo
+    other = factory.permit(cast.stranger, status="issued")
+    foreign_photo = str(uuid.uuid4())
+    db.session.execute(insert(Photo), [{
+        "id": foreign_photo, "permit_id": other.id, "sha256": "0" * 64, "content_type": "image/jpeg",
+        "bytes": 10, "width": 4, "height": 3, "original_key": "o", "display_key": "d", "small_key": "s"}])
+    db.session.commit()
+    base = {"permit_id": permit.id, "provision_kind": "permit_condition", "condition_id": conditions[0].id,
+            "first_observed_on": "2026-05-01"}
+    unknown_inspection = str(uuid.uuid4())
+    r = client.post("/api/v1/violations", headers=cast.sup, json={
+        **base, "inspection_ids": [unknown_inspection], "photo_ids": [foreign_photo]})
+    assert r.status_code == 422, r.get_json()
+    errors = r.get_json()["errors"]
+    assert set(errors) == {"inspection_ids", "photo_ids"}
+    assert unknown_inspection in errors["inspection_ids"][0] and foreign_photo in errors["photo_ids"][0]
+    pending = str(uuid.uuid4())
+    made = violation(client, cast, permit, condition_id=conditions[0].id, first_observed_on="2026-05-01",
+                     photo_ids=[pending])
+    assert made["photo_ids"] == [pending]

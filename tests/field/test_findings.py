@@ -2,7 +2,7 @@
 import uuid
 from datetime import date, datetime, timedelta
 
-from inspect_api.inspections.rules import TOWN_TZ
+from inspect_api.clock import town_zone
 
 from .conftest import API, T0, answers, iso
 
@@ -124,7 +124,7 @@ def test_work_without_approval_r_a6(site, factory):
 
 
 def test_overdue_and_manual_findings(site, client):
-    today = datetime.now(TOWN_TZ).date()
+    today = datetime.now(town_zone()).date()
     old = client.post(f"{API}/findings", headers=site.inspector_h, json={
         "permit_id": site.permit.id, "description": "Washout overflowing", "observed_on": "2026-05-04"})
     fresh = client.post(f"{API}/findings", headers=site.inspector_h, json={

@@ -3,10 +3,13 @@ from datetime import timedelta
 
 import pytest
 
+from sqlalchemy import func, select
+
+from inspect_api.audit import AuditEntry
 from inspect_api.extensions import db
 from inspect_api.permits import services
 from inspect_api.clock import today as local_today
-from inspect_api.permits.models import PermitExemption
+from inspect_api.permits.models import Permit, PermitExemption
 
 from .conftest import assert_error
 
@@ -156,11 +159,26 @@ def test_an_expired_order_voids_an_accepted_exemption(app, client, factory, supe
     row = db.session.get(PermitExemption, claim["id"])
     row.expires_on = TODAY - timedelta(days=1)
     db.session.commit()
+    audit_rows, version = db.session.scalar(select(func.count()).select_from(AuditEntry)), permit.version
+    db.session.expire_all()
     got = client.get(f"/api/v1/permits/{permit.id}", headers=sup_h).get_json()
     assert got["review_level"] == "land_disturbance_permit"
     assert got["determination"]["rules"] == ["R-A1", "R-B1", "R-A3"]
     assert got["exemptions"][0]["status"] == "accepted" and got["exemptions"][0]["stands"] is False
-    assert got["number"] == f"LDP-{TODAY.year}-0001"
+    listed = client.get("/api/v1/permits", headers=sup_h).get_json()
+    assert [(p["id"], p["review_level"]) for p in listed] == [(permit.id, "land_disturbance_permit")]
+    # the reads showed it as of today and stored nothing: no audit row, no new version, no number yet
+    assert got["number"] is None and got["version"] == version
+    db.session.expire_all()
+    assert db.session.scalar(select(func.count()).select_from(AuditEntry)) == audit_rows
+    assert db.session.get(Permit, permit.id).version == version
+    # the next change to the permit stores the determination and numbers it at its new level
+    moved = client.post(f"/api/v1/permits/{permit.id}/transitions", json={"to": "under_review"}, headers=sup_h)
+    assert moved.status_code == 200, moved.get_json()
+    assert moved.get_json()["number"] == f"LDP-{TODAY.year}-0001"
+    stored = db.session.scalars(select(AuditEntry.changes).where(AuditEntry.action == "permit.determination")
+                                .order_by(AuditEntry.at.desc()).limit(1)).one()
+    assert stored["reason"] == "an exemption document is no longer valid today"
 
 
 def test_only_supervisors_decide_and_only_owners_claim(client, factory):

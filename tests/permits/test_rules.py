@@ -147,6 +147,18 @@ def test_work_without_approval_r_a6():
     assert not rules.work_may_commence("under_review")
 
 
+@pytest.mark.parametrize("status, unapproved", [
+    ("draft", True), ("submitted", True), ("under_review", True), ("denied", True), ("withdrawn", True),
+    ("approved", False), ("issued", False), ("active", False), ("work_complete", False),
+    # R-C2: closed means the certificate of completion is issued; the permit no longer covers work (R-A6)
+    ("closed", True)])
+def test_r_a6_is_one_rule_for_permits_and_inspections(status, unapproved):
+    from inspect_api.inspections import rules as inspection_rules
+    assert rules.unapproved_work("land_disturbance_permit", status) is unapproved
+    assert inspection_rules.disturbance_without_approval(True, "land_disturbance_permit", status) is unapproved
+    assert inspection_rules.disturbance_without_approval(False, "land_disturbance_permit", status) is False
+
+
 def test_transition_verdicts_r_c2():
     ok = rules.check_transition("under_review", "approved", "supervisor", review_level="administrative_review")
     assert ok.allowed

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from inspect_api import create_app
-from inspect_api.db import utcnow
+from inspect_api.clock import now as utcnow
 from inspect_api.extensions import db
 from inspect_api.photos.cli import photos as photos_cli
 from inspect_api.photos.models import Photo, PhotoUpload

@@ -17,7 +17,7 @@ DAY0 = date(2026, 5, 4)  # a Monday
 
 
 def town(day: date, hh: int = 12, mm: int = 0, ss: int = 0) -> datetime:
-    return datetime.combine(day, time(hh, mm, ss), tzinfo=clock.TOWN_TZ).astimezone(timezone.utc)
+    return datetime.combine(day, time(hh, mm, ss), tzinfo=clock.town_zone()).astimezone(timezone.utc)
 
 
 class ProgramSite(Site):

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, func, select
 
 from inspect_api.changes import SyncChange, SyncCounter
-from inspect_api.db import utcnow
+from inspect_api.clock import now as utcnow
 from inspect_api.extensions import db
 from inspect_api.sync import purge as purge_service
 from inspect_api.sync import rules

@@ -67,12 +67,24 @@ export const get = (path, options) => api(path, { ...options, method: "GET" });
 export const post = (path, body, options) => api(path, { ...options, method: "POST", body });
 export const patch = (path, body, options) => api(path, { ...options, method: "PATCH", body });
 
-// A list endpoint may answer a bare array or {items: [...]}; screens want the array.
-export function items(body) {
-  if (Array.isArray(body)) return body;
-  if (body && Array.isArray(body.items)) return body.items;
-  if (body && Array.isArray(body.results)) return body.results;
-  return [];
+// Every list answers an array, one page of it, and the total in X-Total-Count (limit at most
+// PAGE_LIMIT). listAll follows the pages until it has them all.
+export const PAGE_LIMIT = 500;
+
+export async function listAll(path, options = {}) {
+  const all = [];
+  const [base, query] = path.split("?");
+  for (;;) {
+    const params = new URLSearchParams(query || "");
+    params.set("limit", String(PAGE_LIMIT));
+    params.set("offset", String(all.length));
+    const response = await raw(`${base}?${params}`, { ...options, method: "GET" });
+    const page = await response.json();
+    if (!Array.isArray(page)) throw new ApiError(`The server answered ${base} with something other than a list.`, { status: response.status });
+    all.push(...page);
+    const total = Number(response.headers.get("X-Total-Count"));
+    if (!page.length || !Number.isFinite(total) || all.length >= total) return all;
+  }
 }
 
 // Plain words for the errors a field user sees.

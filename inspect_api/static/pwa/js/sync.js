@@ -3,7 +3,7 @@
 // Runs from the page (iOS Safari has no Background Sync): on load, on `online`, when the app
 // becomes visible, on a timer and from "Sync now". One run at a time; every step is safe to repeat
 // (mutation ids and record ids make resends `duplicate`, tus resumes at the server's offset).
-import { api, raw, items as listItems, plain, ApiError } from "./api.js";
+import { api, raw, listAll, plain, ApiError } from "./api.js";
 import { currentUser, deviceId, clearUserData } from "./auth.js";
 import { meta } from "./db.js";
 import { VERSION } from "../version.js";
@@ -211,8 +211,7 @@ async function pull() {
   for (let page = 0; page < 1000; page += 1) {
     emit({ progress: page ? `Receiving updates (page ${page + 1})…` : "Receiving updates…" });
     const query = new URLSearchParams({ limit: "500", ...(cursor ? { cursor } : {}) });
-    const response = await raw(`/api/v1/sync/pull?${query}`, { allow: [410, 404] });
-    if (response.status === 404) return pullFallback();
+    const response = await raw(`/api/v1/sync/pull?${query}`, { allow: [410] });
     if (response.status === 410) {  // the server no longer keeps changes that old: start from scratch
       await clearUserData();
       cursor = null;
@@ -227,27 +226,19 @@ async function pull() {
   }
 }
 
-// Servers without the change feed: the permit list is still worth having offline.
-async function pullFallback() {
-  const permits = listItems(await api("/api/v1/permits?limit=500"));
-  const keys = await pendingKeys();
-  await store.applyChanges(permits.map((p) => ({ entity: "permit", id: p.id, op: "upsert", version: p.version, data: p })), keys);
-}
-
 async function refreshReference() {
   const user = currentUser();
   if (user.role === "inspector" || user.role === "supervisor") {
-    await store.saveTemplates(listItems(await api("/api/v1/checklist-templates?all=true")));
+    await store.saveTemplates(await api("/api/v1/checklist-templates?all=true"));
   }
-  const levels = await api("/api/v1/action-levels").catch((err) => (err.status === 404 ? null : Promise.reject(err)));
-  if (levels && Array.isArray(levels.levels)) await meta.set("action_levels", levels.levels);
+  const levels = await api("/api/v1/action-levels");
+  await meta.set("action_levels", levels.levels);
   if (user.role === "inspector" || user.role === "supervisor") {
     // The Town's program settings (routine interval, storm threshold and window): the day list needs them offline.
-    const program = await api("/api/v1/inspections/program-settings").catch((err) => (err.status === 404 ? null : Promise.reject(err)));
-    if (program) await meta.set("program_settings", program);
+    await meta.set("program_settings", await api("/api/v1/inspections/program-settings"));
   }
   if (user.role === "inspector") {
-    const mine = listItems(await api("/api/v1/permits?assigned_to=me&limit=500"));
+    const mine = await listAll("/api/v1/permits?assigned_to=me");
     await store.replaceSites(mine.map((p) => p.id));
     await store.applyChanges(mine.map((p) => ({ entity: "permit", id: p.id, op: "upsert", version: p.version, data: p })), await pendingKeys());
   }

@@ -1,6 +1,6 @@
 // Photo upload over bad connections: tus 1.0 resumable upload at /api/v1/uploads (creation, HEAD
 // for the server's offset, PATCH from there, checksum per chunk when the server offers it), so an
-// interrupted upload never sends received bytes again. Servers without it get PUT /photos/{id}.
+// interrupted upload never sends received bytes again.
 import { api, raw, ApiError } from "./api.js";
 import { digestBase64 } from "./hash.js";
 
@@ -10,17 +10,10 @@ let capabilities = null;
 
 async function tusCapabilities() {
   if (capabilities) return capabilities;
-  const response = await raw("/api/v1/uploads", { method: "OPTIONS", allow: [404, 405, 401] }).catch((err) => {
-    if (err.offline) throw err;
-    return null;
-  });
-  if (!response || !response.ok) {
-    capabilities = { tus: false };
-  } else {
-    const algorithms = (response.headers.get("Tus-Checksum-Algorithm") || "").toLowerCase().split(",").map((s) => s.trim());
-    const checksum = algorithms.includes("sha256") ? ["sha256", "SHA-256"] : algorithms.includes("sha1") ? ["sha1", "SHA-1"] : null;
-    capabilities = { tus: true, checksum, maxSize: Number(response.headers.get("Tus-Max-Size")) || null };
-  }
+  const response = await raw("/api/v1/uploads", { method: "OPTIONS" });
+  const algorithms = (response.headers.get("Tus-Checksum-Algorithm") || "").toLowerCase().split(",").map((s) => s.trim());
+  const checksum = algorithms.includes("sha256") ? ["sha256", "SHA-256"] : algorithms.includes("sha1") ? ["sha1", "SHA-1"] : null;
+  capabilities = { checksum, maxSize: Number(response.headers.get("Tus-Max-Size")) || null };
   return capabilities;
 }
 
@@ -48,7 +41,6 @@ function metadataHeader(item) {
 // Resolves with the server's photo record.
 export async function uploadPhoto(item, { save, onProgress }) {
   const caps = await tusCapabilities();
-  if (!caps.tus) return putPhoto(item, onProgress);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     if (!item.upload_url) {
       const created = await raw("/api/v1/uploads", { method: "POST", headers: {
@@ -109,14 +101,6 @@ async function maybeJson(response) {
   const type = response.headers.get("Content-Type") || "";
   if (!type.includes("json")) return null;
   try { return await response.json(); } catch { return null; }
-}
-
-async function putPhoto(item, onProgress) {
-  const query = new URLSearchParams(photoParams(item)).toString();
-  const response = await raw(`/api/v1/photos/${encodeURIComponent(item.id)}?${query}`, {
-    method: "PUT", body: item.bytes, headers: { "Content-Type": item.content_type, "X-Content-SHA256": item.sha256 } });
-  if (onProgress) onProgress(1);
-  return response.json();
 }
 
 export function resetCapabilities() { capabilities = null; }

@@ -3,7 +3,7 @@
 // applicant (orders, cost notices, findings). Documents and claims are checked by the office server
 // as they are added, so they are added online; the device's copy is refreshed by the next sync.
 import { h, mount, field, banner, label, fmtDate, select, uuid, money } from "../dom.js";
-import { api, raw, items as listItems, plain } from "../api.js";
+import { api, raw, listAll, plain } from "../api.js";
 import { sha256Hex } from "../hash.js";
 import { EXEMPTION_LABELS, EXEMPTION_KINDS, LEVEL_TEXT } from "../rules/determination.js";
 import { DOCUMENT_KINDS, requiredDocuments, exemptionEvidence } from "./applications.js";
@@ -182,7 +182,7 @@ export async function finalReportScreen(main, { id: permitId }) {
   const draw = async () => {
     let report;
     try {
-      report = listItems(await api(`/api/v1/final-reports?permit_id=${permitId}`))[0] || null;
+      report = (await listAll(`/api/v1/final-reports?permit_id=${permitId}`))[0] || null;
       if (!report) report = await api("/api/v1/final-reports", { method: "POST", body: { id: uuid(), permit_id: permitId } });
     } catch (err) {
       mount(main, back, h("h1", "Final report"), banner("error", plain(err)));

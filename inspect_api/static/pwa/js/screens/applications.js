@@ -4,7 +4,7 @@
 // the review level needs, and each exemption claim with its evidence, accepted or rejected (R-B1).
 // These are office decisions against the server's current record, so they are made online only.
 import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction } from "../dom.js";
-import { api, items as listItems, plain } from "../api.js";
+import { api, listAll, plain } from "../api.js";
 import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
 import { thumb } from "../ui/photos.js";
 import { statusChip } from "./site.js";
@@ -50,7 +50,7 @@ export async function applicationsScreen(main) {
   mount(main, h("h1", "Applications"), h("p.loading", "Loading…"));
   let list;
   try {
-    list = listItems(await api(`/api/v1/permits?status=${WAITING}`));
+    list = await listAll(`/api/v1/permits?status=${WAITING}`);
   } catch (err) {
     if (err.offline) { offlineView(main, "Applications"); return; }
     mount(main, h("h1", "Applications"), banner("error", plain(err)));
@@ -67,7 +67,7 @@ export async function applicationsScreen(main) {
 }
 
 async function load(id) {
-  const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`).then(listItems)]);
+  const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`)]);
   return { permit, events };
 }
 

@@ -4,7 +4,7 @@
 import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confirmAction } from "../dom.js";
 import { thumb } from "../ui/photos.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
-import { api, raw, items as listItems, plain } from "../api.js";
+import { api, raw, listAll, plain } from "../api.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -50,11 +50,11 @@ export async function deadlinesScreen(main) {
   let due, notices, reports, accepted, certificates;
   try {
     [due, notices, reports, accepted, certificates] = await Promise.all([
-      api(`/api/v1/deadlines?before=${plusDays(DAYS_AHEAD)}`).then(listItems),
-      api("/api/v1/completion-notices?status=submitted").then(listItems),
-      api("/api/v1/final-reports").then(listItems),
-      api("/api/v1/completion-notices?status=accepted").then(listItems),
-      api("/api/v1/certificates").then(listItems)]);
+      api(`/api/v1/deadlines?before=${plusDays(DAYS_AHEAD)}`),
+      listAll("/api/v1/completion-notices?status=submitted"),
+      listAll("/api/v1/final-reports"),
+      listAll("/api/v1/completion-notices?status=accepted"),
+      api("/api/v1/certificates")]);
   } catch (err) {
     if (err.offline) { offlineView(main, "Deadlines"); return; }
     mount(main, h("h1", "Deadlines"), banner("error", plain(err)));
@@ -84,11 +84,11 @@ export async function deadlinesScreen(main) {
 async function loadPermit(id) {
   const [permit, notices, reports, certificates, bonds, orders] = await Promise.all([
     api(`/api/v1/permits/${id}`),
-    api(`/api/v1/completion-notices?permit_id=${id}`).then(listItems),
-    api(`/api/v1/final-reports?permit_id=${id}`).then(listItems),
-    api(`/api/v1/certificates?permit_id=${id}`).then(listItems),
-    api(`/api/v1/bonds?permit_id=${id}`).then(listItems),
-    api(`/api/v1/orders?permit_id=${id}`).then(listItems)]);
+    listAll(`/api/v1/completion-notices?permit_id=${id}`),
+    listAll(`/api/v1/final-reports?permit_id=${id}`),
+    api(`/api/v1/certificates?permit_id=${id}`),
+    listAll(`/api/v1/bonds?permit_id=${id}`),
+    listAll(`/api/v1/orders?permit_id=${id}`)]);
   return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders };
 }
 

@@ -5,7 +5,7 @@
 import { h, mount, label, fmtTime, fmtDate, plural } from "../dom.js";
 import * as outbox from "../outbox.js";
 import * as store from "../store.js";
-import { api, items as listItems, plain } from "../api.js";
+import { api, listAll, plain } from "../api.js";
 import { currentUser } from "../auth.js";
 import { syncNow, settleRecord, onSynced } from "../sync.js";
 
@@ -221,7 +221,7 @@ export async function issuesScreen(main) {
     const others = await outbox.itemsOtherUsers();
     let server = [];
     if (currentUser().role === "supervisor" && navigator.onLine) {
-      server = listItems(await api("/api/v1/sync/conflicts?status=open").catch(() => []));
+      server = await listAll("/api/v1/sync/conflicts?status=open").catch(() => []);
     }
     mount(main, h("h1", "Sync issues"),
       list.length ? list.map(itemCard) : h("p.card", { "data-test": "no-issues" }, "Nothing needs your decision."),

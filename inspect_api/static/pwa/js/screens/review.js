@@ -3,13 +3,13 @@
 import { h, mount, label, fmtTime, banner } from "../dom.js";
 import { onSynced } from "../sync.js";
 import * as store from "../store.js";
-import { api, items as listItems, plain } from "../api.js";
+import { api, listAll, plain } from "../api.js";
 import { statusChip } from "./site.js";
 
 export async function loadQueue() {
   if (navigator.onLine) {
     try {
-      return { list: listItems(await api("/api/v1/inspections?status=submitted")), live: true };
+      return { list: await listAll("/api/v1/inspections?status=submitted"), live: true };
     } catch (err) {
       if (!err.offline) return { list: [], live: false, error: plain(err) };
     }

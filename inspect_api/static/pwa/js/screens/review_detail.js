@@ -3,7 +3,7 @@
 import { h, mount, field, label, fmtTime, fmtDate } from "../dom.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
-import { api, items as listItems } from "../api.js";
+import { api, listAll } from "../api.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { siteMap, mapLegend } from "../ui/sitemap.js";
@@ -16,8 +16,8 @@ async function load(id) {
       const inspection = await api(`/api/v1/inspections/${id}`);
       const [permit, photos, samples] = await Promise.all([
         api(`/api/v1/permits/${inspection.permit_id}`),
-        api(`/api/v1/photos?parent_type=inspection&parent_id=${id}`).then(listItems),
-        api(`/api/v1/samples?permit_id=${inspection.permit_id}`).then(listItems)]);
+        listAll(`/api/v1/photos?parent_type=inspection&parent_id=${id}`),
+        listAll(`/api/v1/samples?permit_id=${inspection.permit_id}`)]);
       return { inspection, permit, photos, samples };
     } catch (err) {
       if (!err.offline) throw err;

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..paging import PageArgs
 from . import rules
 from ..schemas import RecordFieldsSchema
 from ..schemas import Money
@@ -57,7 +58,7 @@ class ViolationSchema(RecordFieldsSchema):
     court_case_note = fields.String(allow_none=True)
 
 
-class ViolationListArgs(Schema):
+class ViolationListArgs(PageArgs):
     permit_id = fields.UUID()
 
 
@@ -136,7 +137,7 @@ class CitationSchema(RecordFieldsSchema):
         "a hearing; a contested citation is decided by the court.")
 
 
-class CitationListArgs(Schema):
+class CitationListArgs(PageArgs):
     permit_id = fields.UUID()
     violation_id = fields.UUID()
 

@@ -6,11 +6,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
-from ..extensions import db
+from .. import paging
 from ..records import expected_version
 from . import penalties
-from .models import Citation, Violation
-from .penalty_schemas import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
+from .schemas_penalties import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
                               FineScheduleSchema, PenaltyExposureArgs, PenaltyExposureSchema, ViolationCreateSchema,
                               ViolationListArgs, ViolationSchema, ViolationUpdateSchema)
 
@@ -22,13 +21,11 @@ blp = Blueprint("penalties", __name__, url_prefix="/api/v1",
 class Violations(MethodView):
     @login_required
     @blp.arguments(ViolationListArgs, location="query")
-    @blp.response(200, ViolationSchema(many=True))
+    @blp.response(200, ViolationSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the violations you may see (applicants: those on their own permits)"""
-        query = penalties.visible_violations(current_user)
-        if args.get("permit_id"):
-            query = query.where(Violation.permit_id == str(args["permit_id"]))
-        return db.session.scalars(query.order_by(Violation.first_observed_on, Violation.id)).all()
+        violations, total = penalties.list_violations(current_user, args)
+        return violations, 200, paging.total_header(total)
 
     @roles_required("supervisor")
     @blp.arguments(ViolationCreateSchema)
@@ -87,14 +84,11 @@ class FineScheduleView(MethodView):
 class Citations(MethodView):
     @login_required
     @blp.arguments(CitationListArgs, location="query")
-    @blp.response(200, CitationSchema(many=True))
+    @blp.response(200, CitationSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the citations you may see (applicants: those on their own permits)"""
-        query = penalties.visible_citations(current_user)
-        for key in ("permit_id", "violation_id"):
-            if args.get(key):
-                query = query.where(getattr(Citation, key) == str(args[key]))
-        return db.session.scalars(query.order_by(Citation.offense_on, Citation.number)).all()
+        citations, total = penalties.list_citations(current_user, args)
+        return citations, 200, paging.total_header(total)
 
     @roles_required("supervisor")
     @blp.arguments(CitationCreateSchema)

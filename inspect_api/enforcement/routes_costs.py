@@ -6,6 +6,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
+from .. import paging
 from ..records import expected_version
 from . import costs
 from .schemas import (CostPaymentSchema, CostProtestSchema, CostRecoveryCreateSchema, CostRecoveryListArgs,
@@ -20,11 +21,11 @@ blp = Blueprint("cost_recovery", __name__, url_prefix="/api/v1",
 class CostRecoveries(MethodView):
     @login_required
     @blp.arguments(CostRecoveryListArgs, location="query")
-    @blp.response(200, CostRecoverySchema(many=True))
+    @blp.response(200, CostRecoverySchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the cost recovery records you may see (applicants: those on their own permits)"""
-        records = costs.list_cost_recoveries(current_user, args.get("permit_id"), args.get("order_id"))
-        return [costs.cost_recovery_view(r) for r in records]
+        records, total = costs.list_cost_recoveries(current_user, args)
+        return [costs.cost_recovery_view(r) for r in records], 200, paging.total_header(total)
 
     @roles_required("supervisor")
     @blp.arguments(CostRecoveryCreateSchema)

@@ -6,11 +6,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
-from ..extensions import db
+from .. import paging
 from ..http import PRIVATE_FILE_CACHE
 from ..records import expected_version
 from . import documents, reports
-from .models import FinalReport
 from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
                       FinalReportDocumentUploadQuerySchema, FinalReportQuerySchema, FinalReportSchema,
                       FinalReportUpdateSchema)
@@ -33,15 +32,11 @@ BYTES_RESPONSE = {"200": {"description": "The document's bytes (or a 302 to a si
 class Reports(MethodView):
     @login_required
     @blp.arguments(FinalReportQuerySchema, location="query")
-    @blp.response(200, FinalReportSchema(many=True))
+    @blp.response(200, FinalReportSchema(many=True), headers=paging.HEADERS)
     def get(self, args):
         """List the final reports you may see (applicants: their own); filter by permit, status, overdue"""
-        query = reports.visible_final_reports(current_user)
-        for key in ("permit_id", "status"):
-            if args.get(key):
-                query = query.where(getattr(FinalReport, key) == args[key])
-        views = [reports.report_view(r) for r in db.session.scalars(query.order_by(FinalReport.created_at))]
-        return [v for v in views if "overdue" not in args or v["overdue"] == args["overdue"]]
+        views, total = reports.list_final_reports(current_user, args)
+        return views, 200, paging.total_header(total)
 
     @login_required
     @blp.arguments(FinalReportCreateSchema)
