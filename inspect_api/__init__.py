@@ -8,7 +8,7 @@ from flask import Flask
 
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .errors import register_error_handlers
-from .extensions import api, db, jwt, limiter, migrate
+from .extensions import api, compress, db, jwt, limiter, migrate
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
 # of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
@@ -65,6 +65,7 @@ def create_app(config: Config | None = None) -> Flask:
     from .auth import jwt_callbacks  # noqa: F401  (registers the JWT hooks)
     limiter.init_app(app)
     api.init_app(app)
+    compress.init_app(app)  # before the HTTP policies: their after_request hooks must see plain JSON
     for domain in DOMAINS:
         routes = importlib.import_module(f"{__name__}.{domain}.routes")
         for blueprint in getattr(routes, "blueprints", [routes.blp]):

@@ -96,6 +96,12 @@ class Config:
 
     API_TITLE = "inspect-api"
     API_VERSION = "v1"
+    # JSON answers over 1 kB (sync pull pages, lists, the OpenAPI document) go gzip-compressed to clients
+    # that accept it; files and photos are already compressed or streamed.
+    COMPRESS_MIMETYPES = ["application/json"]
+    COMPRESS_MIN_SIZE = 1024
+    COMPRESS_ALGORITHM = ["gzip"]
+    COMPRESS_STREAMS = False
     OPENAPI_VERSION = "3.1.0"  # JSON Schema proper: nullable objects as anyOf [$ref, null]
     OPENAPI_URL_PREFIX = "/api/v1"
     OPENAPI_JSON_PATH = "openapi.json"

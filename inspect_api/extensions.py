@@ -1,4 +1,5 @@
 """Extension objects, created once and bound in create_app()."""
+from flask_compress import Compress
 from flask_jwt_extended import JWTManager
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -20,4 +21,5 @@ class InspectApi(Api):
 
 
 api = InspectApi()
+compress = Compress()
 limiter = Limiter(key_func=get_remote_address, default_limits=[], headers_enabled=True)

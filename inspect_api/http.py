@@ -8,7 +8,7 @@ from itertools import accumulate
 
 from flask import Flask, current_app, request
 
-from .errors import ApiError, NotFound, ValidationFailed
+from .errors import ApiError, NotFound, UnsupportedMediaType, ValidationFailed
 
 # A JSON string, escapes included (possessive, so an unterminated one costs one linear pass).
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)
@@ -60,10 +60,46 @@ def public_url(path: str) -> str:
     return base.rstrip("/") + path if base else path
 
 
+
+def _is_json(mimetype: str) -> bool:
+    return mimetype == "application/json" or mimetype.endswith("+json")
+
+
+def _has_body() -> bool:
+    return bool(request.content_length) or request.headers.get("Transfer-Encoding", "").lower() == "chunked"
+
+
+def _takes_json(view) -> bool:
+    """True when the operation reads a JSON body (a flask-smorest `arguments` in the json location)."""
+    if view is None:
+        return False
+    func = getattr(getattr(view, "view_class", None), request.method.lower(), None) or view
+    parameters = getattr(func, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    return any(p.get("in") == "json" for p in parameters)
+
+
+class MethodOverride:
+    """tus 1.0 core: a server MUST honour X-HTTP-Method-Override, for clients whose platform can only send
+    GET and POST (tus-js-client `overridePatchMethod`). Only POSTs to the upload resources are rewritten."""
+
+    METHODS = {"PATCH", "DELETE", "HEAD"}
+
+    def __init__(self, wsgi_app, prefix: str) -> None:
+        self.wsgi_app, self.prefix = wsgi_app, prefix
+
+    def __call__(self, environ, start_response):
+        override = environ.get("HTTP_X_HTTP_METHOD_OVERRIDE", "").strip().upper()
+        if (override in self.METHODS and environ.get("REQUEST_METHOD") == "POST"
+                and environ.get("PATH_INFO", "").startswith(self.prefix)):
+            environ["REQUEST_METHOD"] = override
+        return self.wsgi_app(environ, start_response)
+
+
 TOKEN_ERRORS = {"invalid_token", "token_expired", "token_revoked", "fresh_token_required"}
 
 
 def register_http_policies(app: Flask) -> None:
+    app.wsgi_app = MethodOverride(app.wsgi_app, "/api/v1/uploads/")
     @app.before_request
     def _refuse_nul():
         # No identifier or text here may hold NUL; PostgreSQL cannot even compare against one.
@@ -73,6 +109,15 @@ def register_http_policies(app: Flask) -> None:
         if bad:
             raise ValidationFailed("Query values may not contain NUL characters.",
                                    errors={key: ["Contains a NUL character."] for key in bad})
+
+    @app.before_request
+    def _json_means_json():
+        # A body the operation reads as JSON, sent under another type, would otherwise be ignored and
+        # answered with a list of "missing" fields; say what is wrong instead (RFC 9110 15.5.16).
+        if request.method in ("POST", "PUT", "PATCH") and _has_body() and not _is_json(request.mimetype):
+            if _takes_json(app.view_functions.get(request.endpoint)):
+                raise UnsupportedMediaType(f"Send this body as application/json, not {request.mimetype or 'untyped'}.",
+                                           errors={"Content-Type": ["Must be application/json."]})
 
     @app.before_request
     def _limit_json_bodies():
@@ -96,6 +141,25 @@ def register_http_policies(app: Flask) -> None:
                 if where:
                     raise ValidationFailed("Text may not contain a lone UTF-16 surrogate (such as \\ud800).",
                                            errors={where: ["Contains a lone surrogate."]})
+
+    @app.after_request
+    def _record_etag(response):
+        # A record answers its version as a weak entity tag (API.md: If-Match takes it back); lists,
+        # whose JSON is an array, carry none.
+        if (request.path.startswith("/api/") and response.status_code in (200, 201) and response.is_json
+                and "ETag" not in response.headers and not response.direct_passthrough):
+            body = response.get_json(silent=True)
+            if isinstance(body, dict) and isinstance(body.get("version"), int) and "id" in body:
+                response.headers["ETag"] = f'W/"{body["version"]}"'
+        return response
+
+    @app.after_request
+    def _no_type_without_content(response):
+        # 204 and an empty OPTIONS answer have no body, so no media type to announce.
+        if response.status_code in (204, 304) or (request.method == "OPTIONS" and not response.direct_passthrough
+                                                  and response.calculate_content_length() == 0):
+            response.headers.pop("Content-Type", None)
+        return response
 
     @app.after_request
     def _bearer_challenge(response):

@@ -28,6 +28,8 @@ def expected_version(body: dict[str, Any] | None = None, *, required: bool = Tru
     raw = request.headers.get("If-Match") if has_request_context() else None
     if raw:
         raw = raw.strip()
+        if raw == "*":  # RFC 9110 13.1.1: any current version will do; the record exists, so go ahead
+            return None
         if raw.startswith("W/"):
             raw = raw[2:]
         raw = raw.strip('"')

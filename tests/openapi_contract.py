@@ -7,6 +7,8 @@ one, and a JSON body validates against the documented schema (JSON Schema 2020-1
 """
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -77,7 +79,10 @@ class Contract:
             return
         schema = {"$ref": f"urn:spec#{pointer}/content/{_escape(kind)}/schema"}
         validator = jsonschema.Draft202012Validator(schema, registry=self.registry)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(response.get_json()))
+        data = response.get_data()
+        if response.headers.get("Content-Encoding") == "gzip":
+            data = gzip.decompress(data)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(json.loads(data)))
         if error is not None:
             raise ContractDrift(f"{where}: body does not match the document at {error.json_path}: {error.message}")
 
@@ -89,7 +94,6 @@ class Contract:
 
 @lru_cache(maxsize=4)
 def _contract(spec_text: str) -> Contract:
-    import json
     return Contract(json.loads(spec_text))
 
 
@@ -108,6 +112,6 @@ class ContractClient(FlaskClient):
 def contract_of(app) -> Contract:
     cached = app.extensions.get("openapi_contract")
     if cached is None:
-        spec_text = FlaskClient(app).get("/api/v1/openapi.json").get_data(as_text=True)
+        spec_text = FlaskClient(app).get("/api/v1/openapi.json").get_data(as_text=True)  # not gzip: no Accept-Encoding
         cached = app.extensions["openapi_contract"] = _contract(spec_text)
     return cached
