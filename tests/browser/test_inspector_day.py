@@ -149,13 +149,22 @@ def test_applicant_asks_for_a_reinspection_and_sees_when_it_was_done(live_server
     page.locator("fieldset input[type=date]").first.fill(tomorrow)
     page.get_by_label("Note for the inspector").fill("Inlet protection replaced at the north catch basin.")
     page.get_by_role("button", name="Ask for the inspection").click()
+    # The request goes into the outbox first and reaches the server with the next sync run: wait for the
+    # server's copy, not for a sync bar that may still show the run before the click.
+    made = None
+    for _ in range(150):
+        with app.app_context():
+            made = db.session.scalars(db.select(InspectionRequest).where(
+                InspectionRequest.note == "Inlet protection replaced at the north catch basin.")).one_or_none()
+            if made is not None:
+                assert (made.kind, made.preferred_dates, made.permit_id) == ("re_inspection", [tomorrow], ids["near"])
+                request_id = made.id
+            db.session.close()
+        if made is not None:
+            break
+        page.wait_for_timeout(200)
+    assert made is not None, "the request never reached the server"
     wait_synced(page)
-    with app.app_context():
-        made = db.session.scalars(db.select(InspectionRequest).where(
-            InspectionRequest.note == "Inlet protection replaced at the north catch basin.")).one()
-        assert (made.kind, made.preferred_dates, made.permit_id) == ("re_inspection", [tomorrow], ids["near"])
-        request_id = made.id
-        db.session.close()
     assert page.locator(f"[data-request='{request_id}'] [data-test=open]").count() == 1
     # The inspector's follow-up, recorded after the request, meets it; the applicant's next sync shows when.
     with app.app_context():
