@@ -171,7 +171,7 @@ class PermitPhase(RecordMixin, db.Model):
     number: Mapped[int] = mapped_column(sa.Integer, nullable=False)
     name: Mapped[str] = mapped_column(sa.String(200), nullable=False)
     description: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
-    bond_amount: Mapped[Decimal | None] = mapped_column(sa.Numeric(12, 2), nullable=True)
+    bond_amount: Mapped[Decimal | None] = mapped_column(sa.Numeric(14, 2), nullable=True)  # the one Money bound
     status: Mapped[str] = mapped_column(sa.String(20), nullable=False, default="pending")
     completed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
     completed_in_compliance: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=False)
