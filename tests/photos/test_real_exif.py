@@ -43,10 +43,10 @@ def test_real_camera_file(client, factory, shared_data, stored, leftovers, name,
     else:
         for key in ("lat", "lon"):
             assert body["exif_gps"][key] == pytest.approx(expected["exif_gps"][key], abs=1e-5), key
+        # expected.json names an altitude only where it checked one; where it names none, the file may
+        # still carry one, so only a named altitude is compared.
         if expected["exif_gps"].get("alt") is not None:
             assert body["exif_gps"]["altitude_m"] == pytest.approx(expected["exif_gps"]["alt"], abs=0.01)
-        else:
-            assert "altitude_m" not in body["exif_gps"]
         assert body["location"]["source"] == "exif"
     if "orientation" in expected:
         assert body["orientation"] == expected["orientation"]
