@@ -41,7 +41,7 @@ esac
 export INSPECT_API_ENV=production
 export DATABASE_URL="sqlite:///$work/run/empty.sqlite3"
 export STORAGE_URL="file://$work/run/blobs"
-export SECRET_KEY="wheel-check-$RANDOM$RANDOM$RANDOM$RANDOM" JWT_SECRET_KEY="wheel-check-jwt-$RANDOM$RANDOM$RANDOM$RANDOM"
+export SECRET_KEY="$(python3 -c "import secrets; print(secrets.token_hex(32))")" JWT_SECRET_KEY="$(python3 -c "import secrets; print(secrets.token_hex(32))")"
 echo "== wheel: inspect-api db upgrade on an empty database =="
 "$work/venv/bin/inspect-api" db upgrade
 "$work/venv/bin/python" - "$work/run/empty.sqlite3" <<'PY'
