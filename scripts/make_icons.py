@@ -1,7 +1,7 @@
 """Draws the app icon once as SVG and as PNGs (Pillow) from the same geometry.
 
-Run from anywhere: `python inspect_api/static/pwa/icons/make_icons.py`. The output is committed; rerun only when
-the drawing changes (then bump inspect_api/static/pwa/version.js so devices fetch the new icons).
+Run from anywhere: `python scripts/make_icons.py`; it writes into inspect_api/static/pwa/icons/. The output
+is committed; rerun only when the drawing changes (then bump inspect_api/static/pwa/version.js so devices fetch the new icons).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "inspect_api" / "static" / "pwa" / "icons"
 BACKGROUND, DROP, WAVE, MARK = "#0b4f6c", "#ffffff", "#7fd1e8", "#0b4f6c"
 SIZE = 512
 
