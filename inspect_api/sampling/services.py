@@ -123,7 +123,7 @@ def create_sample(user, data: dict[str, Any]) -> tuple[Sample, bool]:
     db.session.add(record)
     db.session.flush()
     exceedances.judge(user, permit, record, previous=None)
-    audit.record("sample.create", "sample", record.id, _audit_view(record), actor=user, permit_id=permit.id)
+    audit.record("sample.create", "sample", record.id, _audited_fields(record), actor=user, permit_id=permit.id)
     return record, True
 
 
@@ -131,7 +131,7 @@ def update_sample(user, record: Sample, data: dict[str, Any], expected_version: 
     permit = db.session.get(Permit, record.permit_id)
     check_field_work(user, permit)
     check_version(record, expected_version, dump_sample)
-    before = _audit_view(record)
+    before = _audited_fields(record)
     previous = (record.outfall_id, record.sampled_at)
     values = _columns(data)
     merged = {**{key: getattr(record, key) for key in STORED}, **values}
@@ -146,10 +146,10 @@ def update_sample(user, record: Sample, data: dict[str, Any], expected_version: 
     bump(record)
     db.session.flush()
     exceedances.judge(user, permit, record, previous=previous)
-    audit.record("sample.update", "sample", record.id, audit.diff(before, _audit_view(record)), actor=user,
+    audit.record("sample.update", "sample", record.id, audit.diff(before, _audited_fields(record)), actor=user,
                  permit_id=record.permit_id)
     return record
 
 
-def _audit_view(record: Sample) -> dict[str, Any]:
+def _audited_fields(record: Sample) -> dict[str, Any]:
     return {key: getattr(record, key) for key in ("entry_authorization_id", *STORED, "exceedances")}
