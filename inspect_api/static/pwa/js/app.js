@@ -21,6 +21,7 @@ import { finalReportScreen } from "./screens/applicant_office.js";
 import { applicationScreen } from "./screens/application.js";
 import { completionScreen } from "./screens/completion.js";
 import { requestsScreen } from "./screens/requests.js";
+import { costNoticeScreen } from "./screens/costs.js";
 import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
@@ -64,6 +65,7 @@ function routes() {
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
   route("/permit/:id/final-report", guarded(finalReportScreen, ["applicant"]));
   route("/permit/:id/requests", guarded(requestsScreen, ["applicant"]));
+  route("/permit/:id/costs/:cid", guarded(costNoticeScreen, ["applicant"]));
   route("/apply", guarded(applicationScreen, ["applicant"]));
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));

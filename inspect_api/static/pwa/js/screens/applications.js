@@ -7,6 +7,7 @@ import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction 
 import { api, listAll, plain } from "../api.js";
 import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
 import { thumb } from "../ui/photos.js";
+import { downloadButton, fileWords } from "../ui/files.js";
 import { statusChip } from "./site.js";
 
 const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
@@ -23,6 +24,16 @@ export function requiredDocuments(reviewLevel) {
 export function missingDocuments(permit) {
   const have = new Set((permit.documents || []).map((d) => d.kind));
   return requiredDocuments(permit.review_level).filter((k) => !have.has(k));
+}
+
+// One document as the applicant and the supervisor see it: its title, kind, file and a way to open it.
+export function documentItem(d, { added = false } = {}) {
+  const file = d.url ? fileWords(d) : d.file_id ? "photo of the sheet" : "recorded by name: bring or send the file to the Stormwater office";
+  return h("li.item", { dataset: { document: d.id } },
+    h("span.label", d.title || d.filename),
+    h("p.hint", [DOCUMENT_KINDS[d.kind] || label(d.kind), d.filename, file, added ? `added ${fmtDate(d.created_at)}` : null].filter(Boolean).join(" · ")),
+    d.url ? h("div.actions", downloadButton(d)) : null,
+    !d.url && d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null);
 }
 
 const EVIDENCE = [["statement", "Statement"], ["single_family", "Single-family dwelling"], ["utility_kind", "Utility"],
@@ -92,12 +103,9 @@ function exemptionCard(permit, claim, run) {
 
 function documentsCard(permit) {
   const missing = missingDocuments(permit);
-  return h("section.card", h("h2", `Documents (${(permit.documents || []).length})`),
+  return h("section.card", { "data-test": "review-documents" }, h("h2", `Documents (${(permit.documents || []).length})`),
     missing.length ? banner("warn", `Missing for ${LEVEL_TEXT[permit.review_level] || "this review"}: `, missing.map((k) => DOCUMENT_KINDS[k]).join("; "), ".") : null,
-    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => h("li.item", { dataset: { document: d.id } },
-      h("span.label", d.title || d.filename),
-      h("p.hint", `${DOCUMENT_KINDS[d.kind] || label(d.kind)} · ${d.filename} · added ${fmtDate(d.created_at)}`),
-      d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null)))
+    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => documentItem(d, { added: true })))
       : h("p.muted", "No documents attached."));
 }
 
