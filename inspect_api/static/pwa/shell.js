@@ -54,6 +54,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/register.js",
   "/static/pwa/js/screens/applicant_office.js",
   "/static/pwa/js/screens/costs.js",
+  "/static/pwa/js/screens/office_cases.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
 ];

@@ -28,6 +28,7 @@ import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
 import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
 import { registerScreen } from "./screens/register.js";
+import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -73,6 +74,8 @@ function routes() {
   route("/applications", guarded(applicationsScreen, ["supervisor"]));
   route("/application/:id", guarded(applicationDetailScreen, ["supervisor"]));
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
+  route("/site/:id/parties", guarded(partiesScreen, ["supervisor"]));
+  route("/cases/new", guarded(newCaseScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
   route("/account", guarded(accountScreen));

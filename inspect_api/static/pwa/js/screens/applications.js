@@ -9,6 +9,7 @@ import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
 import { thumb } from "../ui/photos.js";
 import { downloadButton, fileWords } from "../ui/files.js";
 import { statusChip } from "./site.js";
+import { projectCard, securityCard } from "./office_cases.js";
 
 const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
 const WAITING = "submitted,under_review";
@@ -79,7 +80,9 @@ export async function applicationsScreen(main) {
 
 async function load(id) {
   const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`)]);
-  return { permit, events };
+  // R-A7: the other open applications on the parcel, named on the card that links or separates them.
+  const flagged = await Promise.all((permit.parcel_flag || []).map((other) => api(`/api/v1/permits/${other}`).catch(() => null)));
+  return { permit, events, flagged: flagged.filter(Boolean) };
 }
 
 function exemptionCard(permit, claim, run) {
@@ -203,6 +206,8 @@ export async function applicationDetailScreen(main, { id }) {
             h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null),
         h("div",
           decisionCard(permit, run),
+          projectCard(permit, data.flagged, run),
+          securityCard(permit, run),
           h("section.card", h("h2", "This site"), h("div.actions",
             h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
             h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),
