@@ -3,15 +3,14 @@ received date and its protest window's last day (received + 30 days), a written 
 open and a plain refusal after it, payments, interest and the balance as the office server states them."""
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, timedelta
 
 from inspect_api import clock
 
+from .api_seed import town_costs
 from .conftest import PHONE, TABLET_LANDSCAPE
 from .helpers import assert_accessible, confirm, release_db, sideways_scroll, sign_in, wait_synced
 
-ITEMS = [{"category": "labor", "description": "DPW crew, 2 x 6 h", "amount": "720.00"},
-         {"category": "contractor", "description": "Hydroseeding the swale banks", "amount": "2280.00"}]
 REASON = "The silt fence was restored by our contractor on the deadline; the Town's crew repeated the work."
 
 
@@ -31,32 +30,9 @@ def seed_costs(factory, client, monkeypatch):
                             site={"address": "7 Oxford Street, Fairhaven, MA 02719", "location": {"lat": 41.6402, "lon": -70.8998}},
                             owner={"name": "Ana Souza", "email": "ana@example.org"})
 
-    def at(day: date):  # the Town's clock on `day` at noon, for records that must lie in the past
-        moment = datetime.combine(day, time(12), tzinfo=clock.town_zone()).astimezone(timezone.utc)
-        monkeypatch.setattr(clock, "now", lambda: moment)
-
-    records = []
-    for abated in (today - timedelta(days=10), today - timedelta(days=50)):
-        at(abated - timedelta(days=15))
-        order = client.post("/api/v1/orders", headers=sup, json={
-            "permit_id": permit.id, "kinds": ["controls"], "requirements": [{"kind": "controls", "text": "Restore the silt fence."}],
-            "deadline": (abated - timedelta(days=8)).isoformat()})
-        assert order.status_code == 201, order.get_json()
-        at(abated)
-        r = client.post("/api/v1/cost-recoveries", headers=sup, json={
-            "order_id": order.get_json()["id"], "abatement_completed_on": abated.isoformat(),
-            "description": "The Town restored the silt fence along the east swale.", "items": ITEMS})
-        assert r.status_code == 201, r.get_json()
-        records.append(r.get_json())
-    monkeypatch.undo()
     open_received, closed_received = today - timedelta(days=5), today - timedelta(days=40)
-    for record, received in zip(records, (open_received, closed_received)):
-        r = client.patch(f"/api/v1/cost-recoveries/{record['id']}", headers=sup, json={"version": record["version"], "recipients": [
-            {"role": "owner", "name": "Ana Souza", "mailing_address": "7 Oxford Street, Fairhaven", "method": "certified_mail",
-             "sent_on": (received - timedelta(days=2)).isoformat(), "received_on": received.isoformat()},
-            {"role": "violator", "name": "Lee Clearing Co.", "method": "hand", "sent_on": received.isoformat(),
-             "received_on": received.isoformat()}]})
-        assert r.status_code == 200, r.get_json()
+    records = [town_costs(client, sup, permit.id, monkeypatch, abated=today - timedelta(days=10), received=open_received),
+               town_costs(client, sup, permit.id, monkeypatch, abated=today - timedelta(days=50), received=closed_received)]
     r = client.post(f"/api/v1/cost-recoveries/{records[0]['id']}/payments", headers=sup,
                     json={"paid_on": (today - timedelta(days=1)).isoformat(), "amount": "500.00", "reference": "Check 1042"})
     assert r.status_code == 201, r.get_json()
