@@ -62,6 +62,10 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     docs.locator("input[type=file]").set_input_files(files=[{"name": "esc-plan.pdf", "mimeType": "application/pdf", "buffer": ESC_PDF}])
     docs.get_by_role("button", name="Add document").click()
     page.locator("[data-need=esc_plan] .chip.good").wait_for()
+    # The applicant opens what they sent: the server's copy, byte for byte.
+    with page.expect_download() as sent:
+        page.locator("[data-test=documents]").get_by_role("button", name="Open esc-plan.pdf").click()
+    assert Path(sent.value.path()).read_bytes() == ESC_PDF
     docs = page.locator("[data-test=documents]")
     docs.get_by_label("Kind").select_option("om_plan")
     docs.get_by_label("Title").fill("O&M plan, basin and swale")

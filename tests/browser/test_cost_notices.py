@@ -51,6 +51,9 @@ def test_applicant_reads_costs_and_protests_within_the_window(live_server, new_c
     page.goto(f"{live_server.url}/#/permit/{s['permit']}")
     card = page.locator("[data-test=cost-notices]")
     card.locator(f"[data-cost-notice='{s['open']}']").wait_for()
+    # The orders behind the costs were done by the Town: they ask nothing more of the applicant, so they are
+    # not listed under what the Town asks (the app used to show them as "Comply by" a past deadline).
+    assert page.locator("[data-test=town-asks] [data-order]").count() == 0
     assert "$3,000.00" in card.inner_text() and "Lien" in card.inner_text()  # the closed one passed its lien date
 
     card.locator(f"[data-cost-notice='{s['open']}']").click()

@@ -35,6 +35,10 @@ def test_one_project_separate_and_security_before_the_start(live_server, new_con
     office = new_context(TABLET_LANDSCAPE).new_page()
     sign_in(office, live_server.url, sup_email)
     wait_synced(office)
+    office.goto(f"{live_server.url}/#/applications")
+    row = office.locator(f"[data-application='{ids['p1']}']")
+    row.wait_for()
+    assert "Parcel shared with another application" in row.inner_text()
     office.goto(f"{live_server.url}/#/application/{ids['p1']}")
     flag = office.locator("[data-test=parcel-flag]")
     flag.wait_for()
@@ -78,6 +82,7 @@ def test_one_project_separate_and_security_before_the_start(live_server, new_con
     office.locator("[data-test=security-text]:has-text('Required: $30,000.00, posted $0.00')").wait_for()
     blocked = office.inner_text("[data-test=commencement-blocked]")
     assert "Work may not start yet." in blocked and "Security of $30,000.00 must be posted" in blocked
+    assert "(R-D1)" not in blocked and "$0.00 is held" in blocked
 
     # The applicant is not offered "Work has started", and the API refuses it the same way.
     page = new_context(PHONE, has_touch=True, is_mobile=True).new_page()

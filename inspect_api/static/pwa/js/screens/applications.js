@@ -74,7 +74,8 @@ export async function applicationsScreen(main) {
     list.length ? h("ul.plain.card", list.map((p) => h("li", h("a.row", { href: `#/application/${p.id}`, dataset: { application: p.id } },
       h("span.title", (p.site || {}).address || "Application",
         h("small", [p.number || "No number", LEVEL_TEXT[p.review_level] || label(p.review_level), `submitted ${fmtDate(p.submitted_at)}`].join(" · "))),
-      h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null, statusChip(p.status))))))
+      h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null,
+        (p.parcel_flag || []).length ? h("span.chip.warn", "Parcel shared with another application") : null, statusChip(p.status))))))
       : h("p.card.muted", "No application waits for a decision."));
 }
 

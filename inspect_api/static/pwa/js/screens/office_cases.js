@@ -13,7 +13,7 @@ import { bestFix } from "../geo.js";
 import { go } from "../router.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import * as store from "../store.js";
-import { statusChip } from "./site.js";
+import { statusChip, reasonInWords } from "./site.js";
 
 const NEEDS_CONNECTION = "This needs a connection to the office server. Connect, then open this screen again.";
 export const ROLE_WORDS = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
@@ -98,7 +98,7 @@ export function securityCard(permit, run) {
   return h("section.card", { "data-test": "security" }, h("h2", "Security before work starts"),
     h("p", { "data-test": "security-text" }, text || "No security is required before land disturbance."),
     permit.commencement_blocked && permit.commencement_blocked.error === "security_required"
-      ? banner("warn", "Work may not start: ", permit.commencement_blocked.message) : null,
+      ? banner("warn", "Work may not start: ", reasonInWords(permit.commencement_blocked.message)) : null,
     before ? [field("Security required (US dollars)", amount, "Bonds received and not released count as posted. Work may not start until they cover this amount."),
       local, h("div.actions", h("button.primary", { type: "button", onclick: save(false) }, "Require this security"),
         text ? h("button", { type: "button", onclick: save(true) }, "Require none") : null)]

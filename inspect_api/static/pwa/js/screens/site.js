@@ -28,11 +28,16 @@ export function statusChip(status) {
   return h(`span.chip.${kind}`, { "data-test": "status" }, label(status || "unknown"));
 }
 
+// The server cites the rule, "(R-D1)"; the person on site reads the reason in words.
+export function reasonInWords(message) {
+  return String(message || "").replace(/\s*\((?:R-[A-Z]\d+[a-z]?(?:, )?)+\)/g, "");
+}
+
 // Why work may not be recorded as started (R-O1a, R-A6, R-D1), as the server says it.
 export function commencementNotice(permit) {
   const blocked = permit && permit.commencement_blocked;
   if (!blocked) return null;
-  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", blocked.message);
+  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", reasonInWords(blocked.message));
 }
 
 const ROLE_TEXT = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
