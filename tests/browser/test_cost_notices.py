@@ -55,6 +55,9 @@ def test_applicant_reads_costs_and_protests_within_the_window(live_server, new_c
     # not listed under what the Town asks (the app used to show them as "Comply by" a past deadline).
     assert page.locator("[data-test=town-asks] [data-order]").count() == 0
     assert "$3,000.00" in card.inner_text() and "Lien" in card.inner_text()  # the closed one passed its lien date
+    last_day = town_style(s["open_received"] + timedelta(days=30))
+    assert card.locator(f"[data-cost-notice='{s['open']}'] [data-test=protest-by]").inner_text() == f"Protest by {last_day}"
+    assert card.locator(f"[data-cost-notice='{s['closed']}'] [data-test=protest-by]").count() == 0
 
     card.locator(f"[data-cost-notice='{s['open']}']").click()
     page.locator("[data-test=cost-items]").wait_for()

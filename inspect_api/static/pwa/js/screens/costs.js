@@ -29,6 +29,13 @@ function chip(status) {
   return h(`span.chip.${kind}`, { "data-test": "cost-status" }, text);
 }
 
+// The last day of a protest window still open today (Town time), if any recipient has one.
+function openWindow(record) {
+  const today = townToday();
+  const open = (record.recipients || []).filter((n) => n.received_on && !n.protest && n.protest_window_ends && today <= n.protest_window_ends);
+  return record.decision || !open.length ? null : open.map((n) => n.protest_window_ends).sort()[0];
+}
+
 // The permit screen's card: one row per cost recovery, opening its notice.
 export function costNoticesCard(permitId) {
   const body = h("div", h("p.loading", "Loading…"));
@@ -38,7 +45,7 @@ export function costNoticesCard(permitId) {
     mount(body, records.length ? h("ul.plain", records.map((c) => h("li", h("a.row", { href: `#/permit/${permitId}/costs/${c.id}`, dataset: { costNotice: c.id } },
       h("span.title", `Work the Town did: ${money(c.costs_total)}`,
         h("small", [c.order_number ? `after order ${c.order_number}` : null, c.status === "not_noticed" ? null : `${money(c.amount_due)} owed before interest`].filter(Boolean).join(" · "))),
-      h("span.meta", chip(c.status)))))) : h("p.muted", "The Town has not charged you for any work on this site."));
+      h("span.meta", openWindow(c) ? h("span.chip.warn", { "data-test": "protest-by" }, `Protest by ${fmtDate(openWindow(c))}`) : null, chip(c.status)))))) : h("p.muted", "The Town has not charged you for any work on this site."));
   }).catch((err) => mount(body, h("p.muted", err.offline ? NEEDS_CONNECTION : plain(err))));
   return card;
 }
