@@ -125,3 +125,16 @@ def test_an_image_is_a_document_too_and_the_decision_closes_uploads(app, client,
     # An inspector adds none.
     _, insp = factory.as_role("inspector")
     assert_error(_upload(client, permit.id, pdf_bytes("field"), insp), 403, "forbidden")
+
+
+def test_a_body_over_the_limit_without_a_length_is_cut_off(app, client, factory):
+    import io
+    applicant, headers = factory.as_role("applicant")
+    permit = factory.permit(applicant, status="draft", disturbed_area_sqft=9000)
+    app.config["MAX_DOCUMENT_BYTES"] = 1000
+    # A chunked body: no Content-Length to refuse up front, so the streaming limit must stop it.
+    r = client.post(f"/api/v1/permits/{permit.id}/document-files?kind=esc_plan", input_stream=io.BytesIO(b"%PDF-1.4\n" + b"0" * 5000),
+                    headers={**headers, "Content-Type": "application/pdf", "Transfer-Encoding": "chunked"},
+                    environ_overrides={"wsgi.input_terminated": True})
+    assert_error(r, 413, "payload_too_large")
+    assert _blobs(app) == [] and client.get(f"/api/v1/permits/{permit.id}/documents", headers=headers).get_json() == []
