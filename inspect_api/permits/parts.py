@@ -204,12 +204,12 @@ def upload_document(user: User, permit: Permit, stream: IO[bytes], args: dict[st
     return document, True
 
 
-def document_file(document: PermitDocument):
-    """The HTTP answer with the document's bytes; 404 for a document recorded by name only."""
+def get_document_file(permit: Permit, document_id: str) -> PermitDocument:
+    """A document with an uploaded file; 404 for one recorded by name only."""
+    document = get_document(permit, document_id)
     if not document.storage_key:
         raise NotFound("This document was recorded by name; no file was uploaded for it.")
-    return files.file_response(document.storage_key, filename=document.filename,
-                               content_type=document.content_type, sha256=document.sha256)
+    return document
 
 
 def get_document(permit: Permit, document_id: str) -> PermitDocument:

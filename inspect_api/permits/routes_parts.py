@@ -202,7 +202,9 @@ def upload_document(args, permit_id):
 @parts_blp.doc(responses=files.BYTES_RESPONSE)
 def document_file(permit_id, document_id):
     """The uploaded file of an application document (whoever may see the permit: its applicant, staff)"""
-    return parts.document_file(parts.get_document(_permit(permit_id), document_id))
+    document = parts.get_document_file(_permit(permit_id), document_id)
+    return files.file_response(document.storage_key, filename=document.filename, content_type=document.content_type,
+                               sha256=document.sha256)
 
 
 @parts_blp.route("/assignments")
