@@ -80,6 +80,8 @@ BODIES = {
     ("POST", "/permits/<permit_id>/documents"): lambda ids: {"json": {"kind": "other", "filename": "probe.pdf"}},
     ("PATCH", "/completion-notices/<notice_id>"): lambda ids: {"json": {"statement": "probe", "version": 1}},
     ("PATCH", "/final-reports/<report_id>"): lambda ids: {"json": {"om_statement": "probe", "version": 1}},
+    ("POST", "/permits/<permit_id>/document-files"): lambda ids: {
+        "data": small_pdf(), "query_string": {"kind": "esc_plan"}, "headers": {"Content-Type": "application/pdf"}},
     ("POST", "/final-reports/<report_id>/documents"): lambda ids: {
         "data": small_pdf(), "query_string": {"kind": "other"}, "headers": {"Content-Type": "application/pdf"}},
     ("POST", "/orders/<order_id>/responses"): lambda ids: {"json": {"note": "probe"}},

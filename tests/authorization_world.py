@@ -88,8 +88,10 @@ class World:
         self.permit = permit
         pid = self.record("permit", {"id": permit.id})
         self.ids["party"] = next(p.id for p in permit.parties if p.role == "owner")   # R-O0
-        self.record("permit_document", self.call("b", "POST", f"/permits/{pid}/documents",
-                                                 json={"kind": "esc_plan", "filename": "esc-plan.pdf"}))
+        # An uploaded file (R-C1), so the route that answers its bytes is swept on a real one.
+        self.record("permit_document", self.call("b", "POST", f"/permits/{pid}/document-files", data=small_pdf(),
+                                                 query_string={"kind": "esc_plan", "filename": "esc-plan.pdf"},
+                                                 headers={"Content-Type": "application/pdf"}))
         self.record("exemption", self.call("b", "POST", f"/permits/{pid}/exemptions",
                                            json={"kind": "B2", "statement": "Only a fence along the lot line"}))
         self.record("phase", self.call("b", "POST", f"/permits/{pid}/phases",

@@ -1,13 +1,13 @@
 """Final reports of land disturbance permits (R-F2) and their documents."""
 from __future__ import annotations
 
-from flask import redirect, request, send_file
+from flask import request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
-from ..http import PRIVATE_FILE_CACHE
+from .. import documents as files
 from ..records import expected_version
 from . import documents, reports
 from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
@@ -16,16 +16,7 @@ from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReport
 
 blp = Blueprint("final_reports", __name__, url_prefix="/api/v1",
                 description="Final reports of land disturbance permits, due two years after completion (R-F2)")
-UPLOAD_BODY = {"required": True, "description": "The file's bytes as the body (streamed; at most MAX_DOCUMENT_BYTES). "
-               "The type is read from the bytes: PDF, JPEG, PNG, WebP or HEIC; anything else is 415, a declared "
-               "Content-Type that the bytes contradict is 422 `content_type_mismatch`, a truncated file 422 "
-               "`document_invalid`. Optional header X-Content-SHA256 (hex) is checked (422 `checksum_mismatch`).",
-               "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in documents.ALLOWED_TYPES}}
-BYTES_RESPONSE = {"200": {"description": "The document's bytes (or a 302 to a signed storage URL)",
-                          "content": {t: {"schema": {"type": "string", "format": "binary"}}
-                                      for t in documents.ALLOWED_TYPES}},
-                  "302": {"description": "Redirect to a short-lived signed URL (S3 storage)",
-                          "headers": {"Location": {"schema": {"type": "string"}}}}}
+UPLOAD_BODY, BYTES_RESPONSE = files.UPLOAD_BODY, files.BYTES_RESPONSE
 
 
 @blp.route("/final-reports")
@@ -122,14 +113,8 @@ class ReportDocumentItem(MethodView):
     def get(self, report_id, document_id):
         """The bytes of one document"""
         doc = documents.get_document(reports.get_final_report(current_user, report_id), document_id)
-        source = documents.document_source(doc)
-        if "url" in source:
-            return redirect(source["url"], code=302)
-        response = send_file(source["file"], mimetype=doc.content_type, as_attachment=True,
-                             download_name=doc.filename, etag=doc.sha256, conditional=True)
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
-        return response
+        return files.file_response(doc.storage_key, filename=doc.filename, content_type=doc.content_type,
+                                   sha256=doc.sha256)
 
     @login_required
     @blp.response(204)

@@ -182,7 +182,7 @@ class PermitPhase(RecordMixin, db.Model):
 
 
 class PermitDocument(RecordMixin, db.Model):
-    """Metadata of an application document (R-C1): ESC plan, O&M plan or other."""
+    """An application document (R-C1): ESC plan, O&M plan or other, with its uploaded file when there is one."""
 
     __tablename__ = "permit_documents"
 
@@ -191,6 +191,12 @@ class PermitDocument(RecordMixin, db.Model):
     filename: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     title: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
     file_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    # The uploaded file itself (PDF or image), stored content-addressed like a final report's documents;
+    # all four are null for a document recorded by name only.
+    content_type: Mapped[str | None] = mapped_column(sa.String(60), nullable=True)
+    sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    size: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
 
     permit: Mapped[Permit] = relationship(back_populates="documents")
 

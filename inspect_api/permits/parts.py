@@ -6,17 +6,19 @@
 - Phases: the applicant lists them in a draft; a supervisor adds or edits them until the permit is
   closed and records each phase's completion (date, in compliance or not) once work is under way;
   bond release per phase (R-D2) reads `completed_in_compliance`.
-- Documents: metadata of the ESC plan, O&M plan and others (the bytes, when uploaded, are a file
-  referenced by `file_id`); the applicant adds them until the decision, a supervisor at any time.
+- Documents: the ESC plan, O&M plan and others, each an uploaded file (PDF or image, stored by
+  SHA-256 like a final report's documents) or, in older records, a name with a photo (`file_id`);
+  the applicant adds them until the decision, a supervisor at any time.
 A change to any of these is a change of the permit record (its JSON holds them): its version grows.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import IO, Any
 
 from sqlalchemy import func, select
 
 from .. import audit
+from .. import documents as files
 from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..db import new_id
@@ -150,13 +152,17 @@ def get_phase(permit: Permit, phase_id: str) -> PermitPhase:
 
 
 # ---- documents ----------------------------------------------------------------------------------
-def add_document(user: User, permit: Permit, data: dict[str, Any]) -> tuple[PermitDocument, bool]:
+def _check_may_add_document(user: User, permit: Permit) -> None:
     if _is_owner(user, permit):
         if permit.status not in ("draft", "submitted", "under_review"):
             raise Conflict("Documents are added to an application before its decision.", error="permit_locked")
     elif user.role != "supervisor":
         raise Forbidden("Only the applicant or a supervisor adds documents.")
     _check_open(permit)
+
+
+def add_document(user: User, permit: Permit, data: dict[str, Any]) -> tuple[PermitDocument, bool]:
+    _check_may_add_document(user, permit)
     fields = {key: data.get(key) for key in ("kind", "filename", "title", "file_id")}
     doc_id = str(data["id"]) if data.get("id") else None
     existing = existing_for_create(PermitDocument, doc_id, lambda d: d.permit_id == permit.id and all(
@@ -168,6 +174,42 @@ def add_document(user: User, permit: Permit, data: dict[str, Any]) -> tuple[Perm
     permit.documents.append(document)
     _changed(user, permit, "document.create", "document", document.id, fields)
     return document, True
+
+
+def upload_document(user: User, permit: Permit, stream: IO[bytes], args: dict[str, Any], *, content_type: str | None,
+                    content_length: int | None, sha256: str | None) -> tuple[PermitDocument, bool]:
+    """R-C1: the ESC plan, O&M plan or another document as a file (PDF or image), received, checked and
+    stored exactly as a final report's documents are (`inspect_api/documents.py`). Who may add one is
+    checked before a byte of the body is read; a refused file leaves nothing stored. The same bytes of
+    the same kind again answer the existing document (an upload retried after a lost response)."""
+    _check_may_add_document(user, permit)
+    kind = args["kind"]
+    doc_id = str(args["id"]) if args.get("id") else None
+    with files.received_document(stream, content_type=content_type, content_length=content_length,
+                                 sha256=sha256) as (received, sniffed):
+        same = lambda d: d.permit_id == permit.id and d.kind == kind and d.sha256 == received.sha256  # noqa: E731
+        existing = existing_for_create(PermitDocument, doc_id, same)
+        if existing is None and doc_id is None:
+            existing = next((d for d in permit.documents if same(d)), None)
+        if existing is not None:
+            return existing, False
+        key = files.store(received, sniffed)
+        document = PermitDocument(
+            id=doc_id or new_id(), permit_id=permit.id, created_by=user.id, device_id=current_device_id(), kind=kind,
+            filename=files.safe_filename(args.get("filename"), kind, sniffed), title=args.get("title") or None,
+            content_type=sniffed, sha256=received.sha256, size=received.size, storage_key=key)
+    permit.documents.append(document)
+    _changed(user, permit, "document.upload", "document", document.id,
+             {"kind": kind, "filename": document.filename, "sha256": document.sha256, "bytes": document.size})
+    return document, True
+
+
+def get_document_file(permit: Permit, document_id: str) -> PermitDocument:
+    """A document with an uploaded file; 404 for one recorded by name only."""
+    document = get_document(permit, document_id)
+    if not document.storage_key:
+        raise NotFound("This document was recorded by name; no file was uploaded for it.")
+    return document
 
 
 def get_document(permit: Permit, document_id: str) -> PermitDocument:

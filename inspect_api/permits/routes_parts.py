@@ -1,15 +1,18 @@
 """Sub-resources of a permit: exemption claims, conditions, phases, documents, inspector assignments."""
 from __future__ import annotations
 
+from flask import request
 from flask.views import MethodView
 from flask_jwt_extended import current_user
 from flask_smorest import Blueprint
 
 from ..auth.permissions import login_required, roles_required
+from .. import documents as files
 from ..records import expected_version
 from . import exemptions, parts, services
 from .schemas import (AssignmentCreateSchema, AssignmentQuerySchema, PermitAssignmentSchema, ConditionCreateSchema,
                       PermitConditionSchema, ConditionUpdateSchema, PermitDocumentCreateSchema, PermitDocumentSchema,
+                      PermitDocumentUploadQuerySchema,
                       ExemptionCreateSchema, ExemptionDecisionSchema, ExemptionSchema, ExemptionUpdateSchema,
                       PhaseCompletionSchema, PhaseCreateSchema, PermitPhaseSchema, PhaseUpdateSchema)
 
@@ -175,6 +178,33 @@ class DocumentItem(MethodView):
     def get(self, permit_id, document_id):
         """One document's metadata"""
         return parts.get_document(_permit(permit_id), document_id)
+
+
+@parts_blp.route("/document-files", methods=["POST"])
+@login_required
+@parts_blp.arguments(PermitDocumentUploadQuerySchema, location="query")
+@parts_blp.doc(requestBody=files.UPLOAD_BODY)
+@parts_blp.response(201, PermitDocumentSchema)
+@parts_blp.alt_response(200, schema=PermitDocumentSchema, description="The same bytes and kind again: the document")
+@parts_blp.alt_response(413, description="Larger than MAX_DOCUMENT_BYTES")
+@parts_blp.alt_response(415, description="Not a PDF or image")
+def upload_document(args, permit_id):
+    """Attach a document as a file: the ESC plan, O&M plan or another, a PDF or image (applicant before the
+    decision, or a supervisor; R-C1)"""
+    document, created = parts.upload_document(
+        current_user, _permit(permit_id, lock=True), request.stream, args, content_type=request.content_type,
+        content_length=request.content_length, sha256=request.headers.get("X-Content-SHA256"))
+    return document, 201 if created else 200
+
+
+@parts_blp.route("/documents/<document_id>/file")
+@login_required
+@parts_blp.doc(responses=files.BYTES_RESPONSE)
+def document_file(permit_id, document_id):
+    """The uploaded file of an application document (whoever may see the permit: its applicant, staff)"""
+    document = parts.get_document_file(_permit(permit_id), document_id)
+    return files.file_response(document.storage_key, filename=document.filename, content_type=document.content_type,
+                               sha256=document.sha256)
 
 
 @parts_blp.route("/assignments")

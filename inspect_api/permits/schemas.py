@@ -228,10 +228,27 @@ class PermitDocumentSchema(Schema):
     kind = fields.String(metadata={"description": "esc_plan | om_plan | other"})
     filename = fields.String()
     title = fields.String(allow_none=True)
-    file_id = fields.String(allow_none=True)
+    file_id = fields.String(allow_none=True, metadata={"description": "A photo of the sheet (older records)"})
+    content_type = fields.String(allow_none=True, metadata={"description": "The uploaded file's type, read from "
+                                                                           "its bytes; null: recorded by name"})
+    sha256 = fields.String(allow_none=True)
+    bytes = fields.Integer(attribute="size", allow_none=True)
+    url = fields.Method("_url", metadata={"type": ["string", "null"],
+                                          "description": "Where the uploaded file's bytes are read; null without one"})
     created_by = fields.String(allow_none=True)
     version = fields.Integer()
     created_at = fields.DateTime()
+
+    def _url(self, doc):
+        return f"/api/v1/permits/{doc.permit_id}/documents/{doc.id}/file" if doc.storage_key else None
+
+
+class PermitDocumentUploadQuerySchema(Schema):
+    id = fields.UUID(metadata={"description": "Client-made id; the same bytes and kind again answer the document"})
+    kind = fields.String(required=True, validate=validate.OneOf(DOCUMENT_KINDS))
+    filename = fields.String(validate=validate.Length(min=1, max=255),
+                             metadata={"description": "The file's name as the user chose it (display only)"})
+    title = fields.String(validate=validate.Length(max=300))
 
 
 class PermitDocumentCreateSchema(Schema):

@@ -66,3 +66,42 @@ def submitted_inspection(client, headers, permit_id: str, ea_id: str, template: 
     response = client.post(f"/api/v1/inspections/{inspection_id}/submit", json={}, headers=headers)
     assert response.status_code == 200, response.get_json()
     return response.get_json()
+
+
+COST_ITEMS = [{"category": "labor", "description": "DPW crew, 2 x 6 h", "amount": "720.00"},
+              {"category": "contractor", "description": "Hydroseeding the swale banks", "amount": "2280.00"}]
+
+
+def town_costs(client, sup, permit_id: str, monkeypatch, *, abated, received) -> dict:
+    """A cost recovery (R-O2) from an order whose deadline passed before `abated`, the Town's work completed on
+    `abated`, noticed to the owner and a violator who received it on `received`. The Town's clock is pinned
+    while the past records are made, then given back."""
+    from datetime import datetime, time, timedelta, timezone
+
+    from inspect_api import clock
+
+    original = clock.now
+
+    def at(day):
+        moment = datetime.combine(day, time(12), tzinfo=clock.town_zone()).astimezone(timezone.utc)
+        monkeypatch.setattr(clock, "now", lambda: moment)
+
+    at(abated - timedelta(days=15))
+    order = client.post("/api/v1/orders", headers=sup, json={
+        "permit_id": permit_id, "kinds": ["controls"], "requirements": [{"kind": "controls", "text": "Restore the silt fence."}],
+        "deadline": (abated - timedelta(days=8)).isoformat()})
+    assert order.status_code == 201, order.get_json()
+    at(abated)
+    r = client.post("/api/v1/cost-recoveries", headers=sup, json={
+        "order_id": order.get_json()["id"], "abatement_completed_on": abated.isoformat(),
+        "description": "The Town restored the silt fence along the east swale.", "items": COST_ITEMS})
+    assert r.status_code == 201, r.get_json()
+    monkeypatch.setattr(clock, "now", original)
+    record = r.get_json()
+    r = client.patch(f"/api/v1/cost-recoveries/{record['id']}", headers=sup, json={"version": record["version"], "recipients": [
+        {"role": "owner", "name": "Ana Souza", "mailing_address": "7 Oxford Street, Fairhaven", "method": "certified_mail",
+         "sent_on": (received - timedelta(days=2)).isoformat(), "received_on": received.isoformat()},
+        {"role": "violator", "name": "Lee Clearing Co.", "method": "hand", "sent_on": received.isoformat(),
+         "received_on": received.isoformat()}]})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()

@@ -5,13 +5,15 @@ the page scroll sideways."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 
+from inspect_api import clock
 from inspect_api.auth.models import User
 from inspect_api.extensions import db
 
-from .api_seed import entry_authorization, submitted_inspection
+from .api_seed import entry_authorization, submitted_inspection, town_costs
 from .conftest import PHONE, TABLET_LANDSCAPE, camera_jpeg
 from .helpers import (axe_violations, BLOCKING, release_db, sideways_scroll, sign_in, small_text,
                       undersized_controls, wait_synced)
@@ -33,7 +35,7 @@ def check_screen(page, url: str, ready: str, problems: list[str]) -> None:
 
 
 @pytest.fixture
-def town(factory, client):
+def town(factory, client, monkeypatch):
     from tests.closeout.conftest import Closeout
     people = field_day(factory)
     inspector = db.session.get(User, people.inspector_id)
@@ -46,7 +48,11 @@ def town(factory, client):
     closeout = Closeout(factory, client)
     ldp = closeout.permit("permit", status="work_complete", applicant=applicant)
     draft = factory.permit(applicant, status="draft", disturbed_area_sqft=26000)
-    ids = {"people": people, "inspection": inspection["id"], "ldp": ldp.id, "draft": draft.id}
+    supervisor = db.session.query(User).filter_by(email=people.supervisor_email).one()
+    today = clock.today()
+    costs = town_costs(client, factory.headers(supervisor), ldp.id, monkeypatch, abated=today - timedelta(days=10),
+                       received=today - timedelta(days=5))
+    ids = {"people": people, "inspection": inspection["id"], "ldp": ldp.id, "draft": draft.id, "costs": costs["id"]}
     release_db()
     return ids
 
@@ -84,7 +90,8 @@ def test_every_screen_of_every_role(live_server, new_context, town, size):
     for path, ready in [("/applications", "a.row"), (f"/application/{people.far_site_id}", "[data-test=decision]"),
                         ("/review", "a.row"), (f"/review/{town['inspection']}", "svg.sitemap"), ("/deadlines", "h1"),
                         (f"/closeout/{town['ldp']}", "h1:has-text('Close-out')"), ("/sites", "a.row"),
-                        (f"/site/{site}", "[data-test=office-links]"), ("/issues", "h1"), ("/account", "h1")]:
+                        (f"/site/{site}", "[data-test=office-links]"), (f"/site/{site}/parties", "[data-test=party-list]"),
+                        ("/cases/new", "[data-test=new-case]"), ("/issues", "h1"), ("/account", "h1")]:
         check_screen(office, base + "/#" + path, ready, problems)
 
     applicant = new_context(SIZES[size], has_touch=size == "phone", is_mobile=size == "phone").new_page()
@@ -92,6 +99,7 @@ def test_every_screen_of_every_role(live_server, new_context, town, size):
     wait_synced(applicant)
     for path, ready in [("/permits", "a.row"), (f"/permit/{town['draft']}", "[data-test=documents]"), ("/apply", "[data-test=level]"),
                         (f"/permit/{site}/completion", "h1"), (f"/permit/{town['ldp']}", "[data-test=town-asks]"),
-                        (f"/permit/{town['ldp']}/final-report", "[data-test=report-documents]"), ("/issues", "h1"), ("/account", "h1")]:
+                        (f"/permit/{town['ldp']}/final-report", "[data-test=report-documents]"),
+                        (f"/permit/{town['ldp']}/costs/{town['costs']}", "[data-test=cost-recipients]"), ("/issues", "h1"), ("/account", "h1")]:
         check_screen(applicant, base + "/#" + path, ready, problems)
     assert problems == [], "\n".join(problems)

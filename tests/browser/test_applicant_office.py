@@ -4,7 +4,9 @@ final report with its documents, and cancels a completion notice without its pho
 server. Each step is checked through the API."""
 from __future__ import annotations
 
+import hashlib
 from datetime import date, timedelta
+from pathlib import Path
 
 from inspect_api.auth.models import User
 from inspect_api.extensions import db
@@ -13,6 +15,8 @@ from tests.closeout.conftest import pdf_bytes
 from .conftest import PHONE, TABLET_LANDSCAPE, camera_jpeg
 from .helpers import (assert_accessible, confirm, outbox_items, release_db, sideways_scroll, sign_in,
                       wait_for_service_worker, wait_synced)
+
+ESC_PDF = pdf_bytes("ESC plan, sheets C-1 to C-4")
 
 
 def test_sign_up_then_documents_before_submitting(live_server, new_context, factory, client, screenshot):
@@ -55,9 +59,13 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     docs = page.locator("[data-test=documents]")
     docs.get_by_label("Kind").select_option("esc_plan")
     docs.get_by_label("Title").fill("ESC plan, sheets C-1 to C-4")
-    docs.locator("input[type=file]").set_input_files(files=[{"name": "esc-plan.pdf", "mimeType": "application/pdf", "buffer": pdf_bytes("ESC")}])
+    docs.locator("input[type=file]").set_input_files(files=[{"name": "esc-plan.pdf", "mimeType": "application/pdf", "buffer": ESC_PDF}])
     docs.get_by_role("button", name="Add document").click()
     page.locator("[data-need=esc_plan] .chip.good").wait_for()
+    # The applicant opens what they sent: the server's copy, byte for byte.
+    with page.expect_download() as sent:
+        page.locator("[data-test=documents]").get_by_role("button", name="Open esc-plan.pdf").click()
+    assert Path(sent.value.path()).read_bytes() == ESC_PDF
     docs = page.locator("[data-test=documents]")
     docs.get_by_label("Kind").select_option("om_plan")
     docs.get_by_label("Title").fill("O&M plan, basin and swale")
@@ -80,11 +88,32 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     assert record["status"] == "submitted", outbox_items(page)
     kinds = {d["kind"]: d for d in record["documents"]}
     assert set(kinds) == {"esc_plan", "om_plan"}
-    assert kinds["esc_plan"]["filename"] == "esc-plan.pdf" and kinds["esc_plan"]["file_id"] is None
-    assert kinds["om_plan"]["file_id"]  # the photographed page is stored
-    photo = client.get(f"/api/v1/photos/{kinds['om_plan']['file_id']}", headers=sup)
+    # The PDF itself is stored (R-C1), byte for byte, with its SHA-256; so is the photographed sheet.
+    esc = kinds["esc_plan"]
+    assert esc["filename"] == "esc-plan.pdf" and esc["content_type"] == "application/pdf"
+    assert esc["sha256"] == hashlib.sha256(ESC_PDF).hexdigest() and esc["title"] == "ESC plan, sheets C-1 to C-4"
+    assert kinds["om_plan"]["content_type"] == "image/jpeg" and kinds["om_plan"]["url"]
+    stored = client.get(esc["url"], headers=sup)
     release_db()
-    assert photo.status_code == 200
+    assert stored.status_code == 200 and stored.data == ESC_PDF
+
+    # The supervisor deciding the application sees the plan on the review card and opens it.
+    supervisor = factory.user("supervisor", name="Sam Reviewer")
+    supervisor_email = supervisor.email
+    release_db()
+    office = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(office, live_server.url, supervisor_email)
+    office.goto(f"{live_server.url}/#/application/{permit_id}")
+    card = office.locator(f"[data-document='{esc['id']}']")
+    card.wait_for()
+    assert "ESC plan, sheets C-1 to C-4" in card.inner_text() and "PDF" in card.inner_text()
+    assert "bring or send" not in office.inner_text("main")
+    with office.expect_download() as download:
+        card.get_by_role("button", name="Open esc-plan.pdf").click()
+    assert download.value.suggested_filename == "esc-plan.pdf"
+    assert Path(download.value.path()).read_bytes() == ESC_PDF
+    assert_accessible(office, "review card with the documents")
+    screenshot(office, "supervisor-application-documents", sizes=("phone", "tablet"), locator="[data-test=review-documents]")
 
 
 def test_exemption_claim_with_evidence(live_server, new_context, factory, client):

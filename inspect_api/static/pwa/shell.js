@@ -31,6 +31,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/rules/program.js",
   "/static/pwa/js/ui/nav.js",
   "/static/pwa/js/ui/photos.js",
+  "/static/pwa/js/ui/files.js",
   "/static/pwa/js/ui/signature.js",
   "/static/pwa/js/ui/sitemap.js",
   "/static/pwa/js/ui/syncbar.js",
@@ -52,6 +53,8 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/applications.js",
   "/static/pwa/js/screens/register.js",
   "/static/pwa/js/screens/applicant_office.js",
+  "/static/pwa/js/screens/costs.js",
+  "/static/pwa/js/screens/office_cases.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
 ];

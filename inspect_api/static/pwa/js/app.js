@@ -21,12 +21,14 @@ import { finalReportScreen } from "./screens/applicant_office.js";
 import { applicationScreen } from "./screens/application.js";
 import { completionScreen } from "./screens/completion.js";
 import { requestsScreen } from "./screens/requests.js";
+import { costNoticeScreen } from "./screens/costs.js";
 import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
 import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
 import { registerScreen } from "./screens/register.js";
+import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -64,6 +66,7 @@ function routes() {
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
   route("/permit/:id/final-report", guarded(finalReportScreen, ["applicant"]));
   route("/permit/:id/requests", guarded(requestsScreen, ["applicant"]));
+  route("/permit/:id/costs/:cid", guarded(costNoticeScreen, ["applicant"]));
   route("/apply", guarded(applicationScreen, ["applicant"]));
   route("/apply/:id", guarded(applicationScreen, ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
@@ -71,6 +74,8 @@ function routes() {
   route("/applications", guarded(applicationsScreen, ["supervisor"]));
   route("/application/:id", guarded(applicationDetailScreen, ["supervisor"]));
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
+  route("/site/:id/parties", guarded(partiesScreen, ["supervisor"]));
+  route("/cases/new", guarded(newCaseScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
   route("/account", guarded(accountScreen));

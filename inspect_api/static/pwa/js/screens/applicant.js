@@ -8,6 +8,7 @@ import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { onSynced, syncNow } from "../sync.js";
+import { costNoticesCard } from "./costs.js";
 import { statusChip, pendingChip, ceaseWarning, commencementNotice, partiesCard } from "./site.js";
 
 const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
@@ -48,10 +49,9 @@ function dueList(items) {
 }
 
 async function related(permitId) {
-  const [notices, findings, orders, costs] = await Promise.all([
-    store.recordsFor("completion_notice", permitId), store.recordsFor("finding", permitId), store.recordsFor("order", permitId),
-    store.recordsFor("cost_notice", permitId)]);
-  return { notices, findings, orders, costs };
+  const [notices, findings, orders] = await Promise.all([
+    store.recordsFor("completion_notice", permitId), store.recordsFor("finding", permitId), store.recordsFor("order", permitId)]);
+  return { notices, findings, orders };
 }
 
 export async function applicantScreen(main) {
@@ -141,6 +141,7 @@ export async function permitScreen(main, { id }) {
           h("div.actions", h("a.button.primary", { href: `#/permit/${id}/final-report` }, "Final report")))
         : null,
       townAsksSection(r),
+      costNoticesCard(id),
       permit.review_level !== "not_covered" ? documentsSection(permit, draw) : null,
       permit.review_level !== "not_covered" || (permit.exemptions || []).length ? exemptionsSection(permit, draw) : null,
       partiesCard(permit),

@@ -2,11 +2,11 @@
 // their evidence), the final report with its documents (R-F2), and what the Town asks of the
 // applicant (orders, cost notices, findings). Documents and claims are checked by the office server
 // as they are added, so they are added online; the device's copy is refreshed by the next sync.
-import { h, mount, field, banner, label, fmtDate, select, uuid, money } from "../dom.js";
+import { h, mount, field, banner, label, fmtDate, select, uuid } from "../dom.js";
 import { api, raw, listAll, plain } from "../api.js";
 import { sha256Hex } from "../hash.js";
 import { EXEMPTION_LABELS, EXEMPTION_KINDS, LEVEL_TEXT } from "../rules/determination.js";
-import { DOCUMENT_KINDS, requiredDocuments, exemptionEvidence } from "./applications.js";
+import { DOCUMENT_KINDS, requiredDocuments, exemptionEvidence, documentItem } from "./applications.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import * as store from "../store.js";
@@ -14,15 +14,15 @@ import * as store from "../store.js";
 const ONLINE_ONLY = "Adding documents and claims needs a connection to the office server; everything else here works offline.";
 const OPEN_FOR_PAPERS = ["draft", "submitted", "under_review"];
 
-// An image is stored as a photo of the page (file_id); the API keeps no bytes for a PDF here, so a
-// PDF is recorded by its name and the office is told to expect the file (README, Decisions).
-async function uploadImage(permitId, file) {
+// A document is its file (PDF or image), sent to the office server as it is chosen: the server reads
+// its type from the bytes, checks the SHA-256 the device computed and stores it (README, Decisions).
+async function uploadDocument(permitId, file, kind, title) {
   const bytes = await file.arrayBuffer();
-  const id = uuid();
-  const params = new URLSearchParams({ permit_id: permitId, captured_at: new Date().toISOString() });
-  const response = await raw(`/api/v1/photos/${id}?${params}`, { method: "PUT", body: bytes,
-    headers: { "Content-Type": file.type, "X-Content-SHA256": await sha256Hex(bytes) } });
-  return (await response.json()).id || id;
+  const params = new URLSearchParams({ id: uuid(), kind, filename: file.name.replace(/[\\/]/g, "_").slice(0, 255) });
+  if (title) params.set("title", title);
+  const response = await raw(`/api/v1/permits/${permitId}/document-files?${params}`, { method: "POST", body: bytes,
+    headers: { "Content-Type": file.type || "application/octet-stream", "X-Content-SHA256": await sha256Hex(bytes) } });
+  return response.json();
 }
 
 function fileChooser(text, accept) {
@@ -54,9 +54,8 @@ export function documentsSection(permit, redraw) {
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     button.disabled = true;
     try {
-      const fileId = chosen.type.startsWith("image/") ? await uploadImage(permit.id, chosen) : null;
-      await api(`/api/v1/permits/${permit.id}/documents`, { method: "POST", body: { id: uuid(), kind: kind.value,
-        filename: chosen.name.replace(/[\\/]/g, "_").slice(0, 255), title: title.value.trim() || null, file_id: fileId } });
+      mount(message, banner("info", `Sending ${chosen.name}…`));
+      await uploadDocument(permit.id, chosen, kind.value, title.value.trim());
       await refreshPermit(permit.id);
       await redraw();
     } catch (err) {
@@ -68,11 +67,10 @@ export function documentsSection(permit, redraw) {
     needed.length ? h("ul.needs", needed.map((k) => h("li", { dataset: { need: k } },
       have.has(k) ? h("span.chip.good", "Attached") : h("span.chip.warn", "Needed"), " ", DOCUMENT_KINDS[k])))
       : h("p.muted", `${LEVEL_TEXT[permit.review_level] || "This project"}: no plan is required.`),
-    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => h("li.item", { dataset: { document: d.id } },
-      h("span.label", d.title || d.filename), h("p.hint", `${DOCUMENT_KINDS[d.kind] || label(d.kind)} · ${d.filename}`
-        + (d.file_id ? "" : " · bring or send the PDF to the Stormwater office"))))) : null,
+    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => documentItem(d))) : null,
     open ? h("form", { onsubmit: add, novalidate: true }, h("h3", "Add a document"),
-      field("Kind", kind), field("Title", title, "For example: ESC plan, sheets C-1 to C-4."), file.el, message,
+      field("Kind", kind), field("Title", title, "For example: ESC plan, sheets C-1 to C-4."), file.el,
+      h("p.hint", "A PDF of the plan, or a photo of each sheet (JPEG, PNG, WebP, HEIC); the office server checks the file as it arrives."), message,
       h("div.actions", h("button.primary", { type: "submit" }, "Add document")))
       : h("p.hint", `The application is ${label(permit.status).toLowerCase()}: documents were closed with the decision.`));
 }
@@ -144,20 +142,16 @@ export function exemptionsSection(permit, redraw) {
       : null);
 }
 
-// Orders, cost notices and findings on the permit: what the Town asks, with its date.
+// Orders and findings on the permit: what the Town asks, with its date.
 export function townAsksSection(records) {
   const rows = [];
-  for (const o of records.orders) {
+  // Orders still to comply with; a complied or closed order asks nothing more. Cost notices have a
+  // card of their own (costs.js), read from the office server.
+  for (const o of records.orders.filter((x) => ["open", "overdue"].includes(x.status))) {
     rows.push(h("li.item", { dataset: { order: o.id } },
       h("div.split", h("span.label", `Order ${o.number || ""}`), h(`span.chip.${o.status === "overdue" ? "bad" : "warn"}`, `Comply by ${fmtDate(o.deadline)}`)),
       (o.requirements || []).map((r) => h("p", r.text)),
       h("p.hint", `${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ")} · ${label(o.status || "open")}`)));
-  }
-  for (const c of records.costs) {
-    rows.push(h("li.item", { dataset: { costNotice: c.id } },
-      h("div.split", h("span.label", `Cost notice ${c.number || ""}: ${money(c.amount)}`),
-        c.protest_window_ends_on ? h("span.chip.warn", `Protest by ${fmtDate(c.protest_window_ends_on)}`) : null),
-      c.description ? h("p", c.description) : null));
   }
   for (const f of records.findings.filter((x) => x.status === "open")) {
     rows.push(h("li.item", { dataset: { finding: f.id } },
@@ -165,7 +159,7 @@ export function townAsksSection(records) {
       f.required_action ? h("p", "What to do: ", f.required_action) : null));
   }
   return h("section.card", { "data-test": "town-asks" }, h("h2", "What the Town asks of you"),
-    rows.length ? h("ul.plain", rows) : h("p.muted", "No orders, cost notices or findings to act on."));
+    rows.length ? h("ul.plain", rows) : h("p.muted", "No orders or findings to act on."));
 }
 
 export const ORDER_WORDS = { cease_and_desist: "Cease and desist", controls: "Install or maintain controls", monitoring: "Monitoring", remediation: "Remediation" };

@@ -7,7 +7,9 @@ import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction 
 import { api, listAll, plain } from "../api.js";
 import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
 import { thumb } from "../ui/photos.js";
+import { downloadButton, fileWords } from "../ui/files.js";
 import { statusChip } from "./site.js";
+import { projectCard, securityCard } from "./office_cases.js";
 
 const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
 const WAITING = "submitted,under_review";
@@ -23,6 +25,16 @@ export function requiredDocuments(reviewLevel) {
 export function missingDocuments(permit) {
   const have = new Set((permit.documents || []).map((d) => d.kind));
   return requiredDocuments(permit.review_level).filter((k) => !have.has(k));
+}
+
+// One document as the applicant and the supervisor see it: its title, kind, file and a way to open it.
+export function documentItem(d, { added = false } = {}) {
+  const file = d.url ? fileWords(d) : d.file_id ? "photo of the sheet" : "recorded by name: bring or send the file to the Stormwater office";
+  return h("li.item", { dataset: { document: d.id } },
+    h("span.label", d.title || d.filename),
+    h("p.hint", [DOCUMENT_KINDS[d.kind] || label(d.kind), d.filename, file, added ? `added ${fmtDate(d.created_at)}` : null].filter(Boolean).join(" · ")),
+    d.url ? h("div.actions", downloadButton(d)) : null,
+    !d.url && d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null);
 }
 
 const EVIDENCE = [["statement", "Statement"], ["single_family", "Single-family dwelling"], ["utility_kind", "Utility"],
@@ -62,13 +74,16 @@ export async function applicationsScreen(main) {
     list.length ? h("ul.plain.card", list.map((p) => h("li", h("a.row", { href: `#/application/${p.id}`, dataset: { application: p.id } },
       h("span.title", (p.site || {}).address || "Application",
         h("small", [p.number || "No number", LEVEL_TEXT[p.review_level] || label(p.review_level), `submitted ${fmtDate(p.submitted_at)}`].join(" · "))),
-      h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null, statusChip(p.status))))))
+      h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null,
+        (p.parcel_flag || []).length ? h("span.chip.warn", "Parcel shared with another application") : null, statusChip(p.status))))))
       : h("p.card.muted", "No application waits for a decision."));
 }
 
 async function load(id) {
   const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`)]);
-  return { permit, events };
+  // R-A7: the other open applications on the parcel, named on the card that links or separates them.
+  const flagged = await Promise.all((permit.parcel_flag || []).map((other) => api(`/api/v1/permits/${other}`).catch(() => null)));
+  return { permit, events, flagged: flagged.filter(Boolean) };
 }
 
 function exemptionCard(permit, claim, run) {
@@ -92,12 +107,9 @@ function exemptionCard(permit, claim, run) {
 
 function documentsCard(permit) {
   const missing = missingDocuments(permit);
-  return h("section.card", h("h2", `Documents (${(permit.documents || []).length})`),
+  return h("section.card", { "data-test": "review-documents" }, h("h2", `Documents (${(permit.documents || []).length})`),
     missing.length ? banner("warn", `Missing for ${LEVEL_TEXT[permit.review_level] || "this review"}: `, missing.map((k) => DOCUMENT_KINDS[k]).join("; "), ".") : null,
-    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => h("li.item", { dataset: { document: d.id } },
-      h("span.label", d.title || d.filename),
-      h("p.hint", `${DOCUMENT_KINDS[d.kind] || label(d.kind)} · ${d.filename} · added ${fmtDate(d.created_at)}`),
-      d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null)))
+    (permit.documents || []).length ? h("ul.plain", permit.documents.map((d) => documentItem(d, { added: true })))
       : h("p.muted", "No documents attached."));
 }
 
@@ -195,6 +207,8 @@ export async function applicationDetailScreen(main, { id }) {
             h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null),
         h("div",
           decisionCard(permit, run),
+          projectCard(permit, data.flagged, run),
+          securityCard(permit, run),
           h("section.card", h("h2", "This site"), h("div.actions",
             h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
             h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),

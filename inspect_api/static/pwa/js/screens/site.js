@@ -10,6 +10,7 @@ import { onSynced } from "../sync.js";
 import { uuid } from "../dom.js";
 import { go } from "../router.js";
 import { PARAMETERS } from "../rules/samples.js";
+import { securityText } from "./office_cases.js";
 
 // "Turbidity 120 NTU", "pH 9.1 SU": the parameter's name in words, not its key.
 export function readingText(p) {
@@ -27,11 +28,16 @@ export function statusChip(status) {
   return h(`span.chip.${kind}`, { "data-test": "status" }, label(status || "unknown"));
 }
 
+// The server cites the rule, "(R-D1)"; the person on site reads the reason in words.
+export function reasonInWords(message) {
+  return String(message || "").replace(/\s*\((?:R-[A-Z]\d+[a-z]?(?:, )?)+\)/g, "");
+}
+
 // Why work may not be recorded as started (R-O1a, R-A6, R-D1), as the server says it.
 export function commencementNotice(permit) {
   const blocked = permit && permit.commencement_blocked;
   if (!blocked) return null;
-  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", blocked.message);
+  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", reasonInWords(blocked.message));
 }
 
 const ROLE_TEXT = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
@@ -137,6 +143,7 @@ export async function siteScreen(main, { id }) {
             h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
             h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
             h("dt", "Use"), h("dd", permit.proposed_use || "—"),
+            securityText(permit) ? [h("dt", "Security"), h("dd", { "data-test": "security-text" }, securityText(permit).replace(/^Security required/, "Required"))] : null,
             d !== null ? h("dt", "Distance") : null, d !== null ? h("dd", fmtDistance(d)) : null),
           fieldWork ? h("div.actions",
             h("button.primary", { type: "button", onclick: () => start("examination", `/site/${id}/inspection/new`) }, "Start inspection"),
@@ -146,7 +153,8 @@ export async function siteScreen(main, { id }) {
           problem,
           currentUser().role === "supervisor" ? h("div.actions", { "data-test": "office-links" },
             h("a.button", { href: `#/application/${id}` }, "Application and decision"),
-            h("a.button", { href: `#/closeout/${id}` }, "Close-out, bonds and orders")) : null),
+            h("a.button", { href: `#/closeout/${id}` }, "Close-out, bonds and orders"),
+            h("a.button", { href: `#/site/${id}/parties` }, "Parties")) : null),
         h("section.card.right", h("h2", "Entry authorizations"),
           eas.length ? h("table", h("thead", h("tr", h("th", "Basis"), h("th", "Scope"), h("th", "Valid"), h("th", "State"))),
             h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),

@@ -5,6 +5,7 @@ import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { statusChip } from "./site.js";
+import { currentUser } from "../auth.js";
 
 export function siteLocation(permit) {
   const loc = permit.site && permit.site.location;
@@ -61,7 +62,10 @@ export async function sitesScreen(main) {
   }
 
   search.addEventListener("input", draw);
-  mount(main, h("h1", "Sites"), h("div.search", search), fixNote, list);
+  // Supervisors open enforcement cases for land disturbed with no application (R-O0).
+  const office = currentUser() && currentUser().role === "supervisor"
+    ? h("a.button", { href: "#/cases/new" }, "Open an enforcement case") : null;
+  mount(main, office ? h("div.split", h("h1", "Sites"), office) : h("h1", "Sites"), h("div.search", search), fixNote, list);
   await load();
   const stopFix = onFix(() => draw());
   const stopSync = onSynced(load);

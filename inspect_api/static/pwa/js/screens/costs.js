@@ -1,0 +1,169 @@
+// Applicant: the Town's cost recoveries on their permits (R-O2, R-O3). When an order's deadline passed
+// and the Town did the work, the owner and the violator each receive a notice of the costs; each may
+// protest in writing within 30 days of their own receipt (day 30 is on time, day 31 is not). Unpaid
+// costs carry interest from day 31 and become a lien on the owner's property. Every figure here is
+// the office server's (the amount, each protest window's last day, interest, the balance): the app
+// computes none of them, so it never disagrees with the Town's statement. Read and protest online.
+import { h, mount, field, banner, label, fmtDate, money, confirmAction } from "../dom.js";
+import { api, listAll, plain } from "../api.js";
+import { currentUser } from "../auth.js";
+import { localDay, DEFAULTS } from "../rules/program.js";
+import * as store from "../store.js";
+
+const NEEDS_CONNECTION = "Cost notices are read from the office server. Connect, then open this screen again.";
+export const COST_STATUS = {
+  not_noticed: ["info", "Notice not sent yet"], due: ["warn", "To pay"], protest_pending: ["info", "Protest being decided"],
+  lien: ["bad", "Lien on the property"], paid: ["good", "Paid"], void: ["good", "Cancelled by the Town"] };
+const ROLE = { owner: "Property owner", violator: "Violator" };
+const METHOD = { hand: "by hand", certified_mail: "by certified mail", first_class_mail: "by first-class mail",
+  posted_on_site: "posted on the site", email: "by e-mail" };
+const CATEGORY = { labor: "Labor", equipment: "Equipment", materials: "Materials", contractor: "Contractor",
+  administrative: "Administration" };
+const DECISION = { affirm: "The Stormwater Authority upheld the costs", reduce: "The Stormwater Authority reduced the costs",
+  void: "The Stormwater Authority cancelled the costs" };
+
+const townToday = () => localDay(Date.now(), DEFAULTS.timezone);
+
+function chip(status) {
+  const [kind, text] = COST_STATUS[status] || ["info", label(status)];
+  return h(`span.chip.${kind}`, { "data-test": "cost-status" }, text);
+}
+
+// The last day of a protest window still open today (Town time), if any recipient has one.
+function openWindow(record) {
+  const today = townToday();
+  const open = (record.recipients || []).filter((n) => n.received_on && !n.protest && n.protest_window_ends && today <= n.protest_window_ends);
+  return record.decision || !open.length ? null : open.map((n) => n.protest_window_ends).sort()[0];
+}
+
+// The permit screen's card: one row per cost recovery, opening its notice.
+export function costNoticesCard(permitId) {
+  const body = h("div", h("p.loading", "Loading…"));
+  const card = h("section.card", { "data-test": "cost-notices" }, h("h2", "Town costs"), body);
+  if (!navigator.onLine) { mount(body, h("p.muted", NEEDS_CONNECTION)); return card; }
+  listAll(`/api/v1/cost-recoveries?permit_id=${permitId}`).then((records) => {
+    mount(body, records.length ? h("ul.plain", records.map((c) => h("li", h("a.row", { href: `#/permit/${permitId}/costs/${c.id}`, dataset: { costNotice: c.id } },
+      h("span.title", `Work the Town did: ${money(c.costs_total)}`,
+        h("small", [c.order_number ? `after order ${c.order_number}` : null, c.status === "not_noticed" ? null : `${money(c.amount_due)} owed before interest`].filter(Boolean).join(" · "))),
+      h("span.meta", openWindow(c) ? h("span.chip.warn", { "data-test": "protest-by" }, `Protest by ${fmtDate(openWindow(c))}`) : null, chip(c.status)))))) : h("p.muted", "The Town has not charged you for any work on this site."));
+  }).catch((err) => mount(body, h("p.muted", err.offline ? NEEDS_CONNECTION : plain(err))));
+  return card;
+}
+
+// Which notices the signed-in applicant answers for: one sent to a party that is their account, or
+// the owner's notice on their own application (the server decides; this only offers the form).
+function mine(notice, permit, user) {
+  if (!permit || !user) return false;
+  const party = (permit.parties || []).find((p) => p.id === notice.party_id);
+  if (party && party.user_id === user.id) return true;
+  return notice.role === "owner" && permit.applicant_id === user.id;
+}
+
+function protestForm(record, notice, redraw) {
+  const text = h("textarea", { rows: 5, name: "protest" });
+  const local = h("div", { "aria-live": "polite" });
+  const file = async (event) => {
+    event.preventDefault();
+    const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
+    if (!text.value.trim()) { mount(local, banner("error", "Write why you protest the costs: the Stormwater Authority decides on what you write.")); return; }
+    const ok = await confirmAction({ title: "File this protest?", confirm: "File the protest",
+      body: [`Your written protest of ${money(record.costs_total)} goes to the Stormwater Authority, which decides it: it may uphold, reduce or cancel the costs.`,
+        "A protest is filed once and cannot be changed or withdrawn in the app."] });
+    if (!ok) return;
+    button.disabled = true;
+    try {
+      await api(`/api/v1/cost-recoveries/${record.id}/protest`, { method: "POST", body: { recipient_id: notice.id, text: text.value.trim() } });
+      await redraw();
+    } catch (err) {
+      button.disabled = false;
+      mount(local, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
+    }
+  };
+  return h("form", { onsubmit: file, novalidate: true, dataset: { protestFor: notice.id } },
+    field("Your written reason", text, `Protest by ${fmtDate(notice.protest_window_ends)}: what you dispute and why (the amount, the work, the notice).`),
+    local, h("div.actions", h("button.primary", { type: "submit" }, "File a protest")));
+}
+
+// One recipient's notice: when it was sent and received, the last day to protest, the protest.
+function noticeItem(record, n, permit, user, redraw) {
+  const today = townToday();
+  const yours = mine(n, permit, user);
+  const open = yours && n.received_on && !n.protest && !record.decision && n.protest_window_ends && today <= n.protest_window_ends;
+  let protest;
+  if (n.protest) {
+    protest = [h("p", h("strong", `Protest filed ${fmtDate(n.protest.filed_on)}: `), n.protest.text)];
+  } else if (!n.sent_on) {
+    protest = h("p.muted", "The notice has not been sent yet.");
+  } else if (!n.received_on) {
+    protest = h("p.muted", "The 30 days to protest start when the notice is received; the office records that day.");
+  } else if (open) {
+    protest = protestForm(record, n, redraw);
+  } else if (yours && record.decision) {
+    protest = h("p", { "data-test": "protest-closed" }, "The Stormwater Authority has decided on these costs; further relief is through a court (bylaw §E).");
+  } else if (yours) {
+    protest = h("p.banner.warn", { "data-test": "protest-closed" },
+      `The 30 days to protest ended on ${fmtDate(n.protest_window_ends)}; the Town can no longer take a protest of this notice. `,
+      "The costs stand: pay the amount due below, or call the Stormwater office about a payment plan.");
+  } else {
+    protest = h("p.muted", "Only the person this notice was sent to may protest it.");
+  }
+  return h("li.item", { dataset: { recipient: n.id } },
+    h("div.split", h("span.label", n.name), h("span.chip.info", ROLE[n.role] || label(n.role))),
+    h("dl.kv",
+      h("dt", "Sent"), h("dd", n.sent_on ? `${fmtDate(n.sent_on)}${n.method ? ` ${METHOD[n.method] || label(n.method).toLowerCase()}` : ""}` : "Not yet"),
+      h("dt", "Received"), h("dd", n.received_on ? fmtDate(n.received_on) : "Not recorded yet"),
+      h("dt", "Last day to protest"), h("dd", { "data-test": "protest-ends" }, n.protest_window_ends ? fmtDate(n.protest_window_ends) : "30 days after receipt")),
+    protest);
+}
+
+function balanceCard(record, st) {
+  const rows = [h("dt", "Costs of the work"), h("dd", money(st.costs_total))];
+  if (st.principal !== st.costs_total) rows.push(h("dt", "Owed after the decision"), h("dd", money(st.principal)));
+  rows.push(h("dt", "Paid"), h("dd", money(st.payments_total)),
+    h("dt", "Unpaid principal"), h("dd", money(st.principal_outstanding)),
+    h("dt", "Interest"), h("dd", { "data-test": "interest" }, Number(st.interest) > 0
+      ? `${money(st.interest)} (${(Number(st.interest_rate) * 100).toLocaleString("en-US")} % a year from ${fmtDate(st.interest_from)})`
+      : st.interest_from ? `None yet; ${(Number(st.interest_rate) * 100).toLocaleString("en-US")} % a year from ${fmtDate(st.interest_from)} on what is unpaid` : "None"),
+    h("dt", h("strong", `Due on ${fmtDate(st.on)}`)), h("dd", { "data-test": "total-due" }, h("strong", money(st.total_due))));
+  return h("section.card", { "data-test": "cost-balance" }, h("h2", "What is owed"), h("dl.kv", rows),
+    st.lien_on && !["paid", "void"].includes(st.status)
+      ? h("p", st.status === "lien" ? `Unpaid, the costs became a lien on the property on ${fmtDate(st.lien_on)}.` : `Unpaid, the costs become a lien on the property on ${fmtDate(st.lien_on)}.`) : null,
+    (record.payments || []).length ? [h("h3", "Payments"), h("ul.plain", record.payments.map((p) => h("li.item", { dataset: { payment: p.id } },
+      h("div.split", h("span", fmtDate(p.paid_on)), h("span.label", money(p.amount))), p.reference ? h("p.hint", p.reference) : null)))]
+      : h("p.muted", "No payment recorded."));
+}
+
+export async function costNoticeScreen(main, { id, cid }) {
+  const back = h("p", h("a.back", { href: `#/permit/${id}` }, "← Back to the permit"));
+  const draw = async () => {
+    if (!navigator.onLine) { mount(main, back, h("h1", "Town costs"), banner("warn", NEEDS_CONNECTION)); return; }
+    let record, st;
+    try {
+      [record, st] = await Promise.all([api(`/api/v1/cost-recoveries/${cid}`), api(`/api/v1/cost-recoveries/${cid}/statement`)]);
+    } catch (err) {
+      mount(main, back, h("h1", "Town costs"), banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
+      return;
+    }
+    const permit = await store.getPermit(id);
+    const user = currentUser();
+    mount(main, back,
+      h("div.split", h("h1", "Town costs"), chip(record.status)),
+      h("p.muted", [(permit && permit.site || {}).address, record.order_number ? `Order ${record.order_number} was not complied with by its deadline, so the Town did the work` : "Work the Town did",
+        `completed ${fmtDate(record.abatement_completed_on)}`].filter(Boolean).join(" · ")),
+      record.description ? h("p", record.description) : null,
+      h("div.grid.two",
+        h("section.card", { "data-test": "cost-items" }, h("h2", `The work: ${money(record.costs_total)}`),
+          h("ul.plain", (record.items || []).map((item) => h("li.item",
+            h("div.split", h("span", item.description), h("span.label", money(item.amount))), h("p.hint", CATEGORY[item.category] || label(item.category)))))),
+        balanceCard(record, st)),
+      record.decision ? h("section.card", { "data-test": "cost-decision" }, h("h2", "Decision on the protest"),
+        h("p", `${DECISION[record.decision.decision] || label(record.decision.decision)} on ${fmtDate(record.decision.decided_on)}`,
+          record.decision.amount ? ` to ${money(record.decision.amount)}` : "", "."),
+        record.decision.reason ? h("p", record.decision.reason) : null) : null,
+      h("section.card", { "data-test": "cost-recipients" }, h("h2", "Notices sent"),
+        (record.recipients || []).length ? h("ul.plain", record.recipients.map((n) => noticeItem(record, n, permit, user, draw)))
+          : h("p.muted", "No notice sent yet. The Town sends one to the owner and one to the violator.")));
+  };
+  mount(main, back, h("h1", "Town costs"), h("p.loading", "Loading…"));
+  await draw();
+}

@@ -1,0 +1,43 @@
+// Uploaded documents (application plans, final report files): the bytes need the sign-in token, so a
+// document is fetched when the user asks for it and handed to the browser as a local file. Nothing is
+// fetched before the click (plans run to tens of megabytes) and nothing stays in memory after it.
+import { h, mount } from "../dom.js";
+import { raw, plain } from "../api.js";
+
+const TYPE_WORDS = { "application/pdf": "PDF", "image/jpeg": "JPEG image", "image/png": "PNG image",
+  "image/webp": "WebP image", "image/heic": "HEIC image" };
+
+export function sizeText(bytes) {
+  if (!bytes && bytes !== 0) return "";
+  if (bytes < 1024 * 1024) return `${Math.max(1, Math.ceil(bytes / 1024))} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function fileWords(doc) {
+  return [TYPE_WORDS[doc.content_type] || "File", sizeText(doc.bytes)].filter(Boolean).join(", ");
+}
+
+// A button that downloads `doc` (with `url`, `filename`): "Open ESC plan.pdf".
+export function downloadButton(doc) {
+  const note = h("span.hint", { "aria-live": "polite" });
+  const button = h("button", { type: "button", dataset: { download: doc.id } }, `Open ${doc.filename}`);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    mount(note, "Fetching…");
+    try {
+      const blob = await (await raw(doc.url)).blob();
+      const href = URL.createObjectURL(blob);
+      const a = h("a", { href, download: doc.filename, hidden: true });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 60000);
+      mount(note);
+    } catch (err) {
+      mount(note, `Could not fetch the file: ${plain(err)}`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h("span.download", button, " ", note);
+}
