@@ -62,7 +62,7 @@ _ENV = _environment()
 def town() -> dict[str, str]:
     cfg = current_app.config
     return {"name": cfg.get("TOWN_NAME") or "Town of Fairhaven",
-            "authority": cfg.get("TOWN_AUTHORITY") or "Stormwater Authority",
+            "authority": "Stormwater Authority",
             "contact": cfg.get("TOWN_CONTACT") or ""}
 
 
