@@ -163,6 +163,12 @@ class Config:
             parse_rates(self.COST_INTEREST_RATES)
         except ValueError as exc:
             raise RuntimeError(f"COST_INTEREST_RATES: {exc}") from None
+        if self.SMTP_URL:
+            from .notifications.delivery import SmtpSettings
+            try:
+                SmtpSettings.parse(self.SMTP_URL)
+            except ValueError as exc:  # the message names the shape, never the URL (it holds a password)
+                raise RuntimeError(f"SMTP_URL: {exc}") from None
 
 
 class DevelopmentConfig(Config):

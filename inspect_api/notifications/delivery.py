@@ -81,7 +81,9 @@ def new_message_id() -> str:
 def build(message: Notification) -> EmailMessage:
     """The e-mail exactly as recorded: subject and bodies as rendered at enqueue, attachments read
     back from the blob store by their SHA-256."""
-    mail = EmailMessage()
+    # Built under the SMTP policy (CRLF line ends) from the start: serialising it for DATA then needs no
+    # second pass over every header under another policy.
+    mail = EmailMessage(policy=email.policy.SMTP)
     mail["From"] = current_app.config["MAIL_FROM"]
     mail["To"] = formataddr((message.recipient_name, message.recipient_email))
     mail["Subject"] = message.subject
@@ -141,7 +143,7 @@ class SmtpTransport:
                 if code not in (250, 251):
                     self._reset_after_refusal()
                     raise (TemporaryFailure if 400 <= code < 500 else PermanentFailure)(_reply(code, text))
-            code, text = smtp.data(mail.as_bytes(policy=email.policy.SMTP))
+            code, text = smtp.data(mail.as_bytes())
             if code != 250:
                 raise (TemporaryFailure if 400 <= code < 500 else PermanentFailure)(_reply(code, text))
             return _reply(code, text)

@@ -196,3 +196,28 @@ def test_issued_order_reaches_the_smtp_server(app, client, factory, cast, town_c
         assert mail["Message-ID"] == m["message_id"] and mail["Subject"] == m["subject"]
         [attachment] = list(mail.iter_attachments())
         assert hashlib.sha256(attachment.get_content()).hexdigest() == m["attachments"][0]["sha256"]
+
+
+def test_an_order_sent_again_with_its_id_is_not_mailed_again(client, factory, cast, town_clock):
+    import uuid
+    case = open_case(client, factory, cast)
+    body = {"id": str(uuid.uuid4()), "permit_id": case["id"], "kinds": ["controls"], "deadline": "2026-05-15",
+            "requirements": [{"kind": "controls", "text": "Fence"}]}
+    assert client.post("/api/v1/orders", json=body, headers=cast.sup).status_code == 201
+    assert client.post("/api/v1/orders", json=body, headers=cast.sup).status_code == 200
+    assert len(messages(client, cast.sup, record_id=body["id"])) == 2
+
+
+def test_an_order_pushed_from_a_device_is_mailed_once(client, factory, cast, town_clock):
+    import uuid
+    case = open_case(client, factory, cast)
+    order_id = str(uuid.uuid4())
+    mutation = {"mutation_id": str(uuid.uuid4()), "entity": "order", "id": order_id, "op": "upsert",
+                "base_version": None, "data": {"permit_id": case["id"], "kinds": ["controls"], "deadline": "2026-05-15",
+                                               "requirements": [{"kind": "controls", "text": "Fence"}]}}
+    for expected in ("applied", "duplicate"):
+        r = client.post("/api/v1/sync/push", json={"device_id": "office-tablet", "mutations": [mutation]},
+                        headers=cast.sup)
+        assert r.status_code == 200 and r.get_json()["results"][0]["status"] == expected, r.get_json()
+    found = messages(client, cast.sup, record_id=order_id)
+    assert sorted(m["recipient"]["role"] for m in found) == ["owner", "violator"]

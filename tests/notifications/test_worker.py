@@ -215,3 +215,23 @@ def test_two_workers_on_postgresql_send_each_message_once(app, factory, smtp_fac
     assert sorted(env["rcpt_tos"][0] for env, _ in received) == sorted(f"p{i}@example.org" for i in range(n))
     assert len({mail["Message-ID"] for _, mail in received}) == n
     assert {(r.status, r.attempts) for r in rows(ids)} == {("sent", 1)}
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("smtp://mail.town.example", ("mail.town.example", 25, False, None, None)),
+    ("smtp://u%40town:p%2Fw%40rd@mail.town.example:587", ("mail.town.example", 587, False, "u@town", "p/w@rd")),
+    ("smtps://notices:s3cret@mail.town.example", ("mail.town.example", 465, True, "notices", "s3cret")),
+])
+def test_smtp_url_forms(url, expected):
+    from inspect_api.notifications.delivery import SmtpSettings
+    s = SmtpSettings.parse(url)
+    assert (s.host, s.port, s.implicit_tls, s.user, s.password) == expected
+
+
+@pytest.mark.parametrize("url", ["http://mail.town.example", "smtp://", "smtp://user:hunter2@host:notaport"])
+def test_a_malformed_smtp_url_stops_the_app_without_printing_it(url):
+    from inspect_api import create_app
+    from inspect_api.config import TestConfig
+    with pytest.raises(RuntimeError, match="SMTP_URL") as raised:
+        create_app(TestConfig(SQLALCHEMY_DATABASE_URI="sqlite://", SMTP_URL=url))
+    assert "hunter2" not in str(raised.value)
