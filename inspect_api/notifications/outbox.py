@@ -111,7 +111,7 @@ def _unreachable(recipient: Recipient) -> str | None:
     who = f"{recipient.name} ({recipient.role})" if recipient.role else recipient.name
     if not recipient.email:
         return f"No e-mail address on file for {who}; serve the notice another way."
-    if not _ADDRESS.fullmatch(recipient.email.strip()):
+    if not _ADDRESS.fullmatch(recipient.email.strip()) or not recipient.email.isascii():
         return f"The e-mail address on file for {who} ({recipient.email}) is not a valid address."
     return None
 
@@ -143,7 +143,8 @@ def enqueue(event: str, record: Any, recipients: Iterable[Recipient], context: d
         message = Notification(
             event=event, record_type=record_type, record_id=str(record.id), permit_id=permit_id,
             required=required, recipient_kind=recipient.kind, recipient_user_id=recipient.user_id,
-            recipient_party_id=recipient.party_id, recipient_role=recipient.role, recipient_name=recipient.name,
+            recipient_party_id=recipient.party_id, recipient_role=recipient.role,
+            recipient_name=" ".join(recipient.name.split())[:200] or "(no name)",  # one header line
             recipient_email=(recipient.email or "").strip() or None, subject=rendered.subject,
             body_text=rendered.text, body_html=rendered.html, link=url, attachments=stored, dedupe_key=key,
             status="failed" if problem else "queued", failure_reason=problem,

@@ -134,6 +134,10 @@ def deliver(message_id: str, worker: str, transport) -> str:
         db.session.rollback()
         return _record(message_id, worker, "permanent", "not sent",
                        "An attachment of this message is missing from storage; it was not sent.")
+    except (ValueError, TypeError, LookupError) as exc:  # one bad message must not stop the others
+        log.exception("message %s could not be built", message_id)
+        db.session.rollback()
+        return _record(message_id, worker, "permanent", "not sent", f"The message could not be built: {exc}")
     recipient = message.recipient_email
     db.session.rollback()  # no transaction stays open while the mail server is talked to
     try:
@@ -142,6 +146,8 @@ def deliver(message_id: str, worker: str, transport) -> str:
         return _record(message_id, worker, "temporary", exc.reply)
     except delivery.PermanentFailure as exc:
         return _record(message_id, worker, "permanent", exc.reply)
+    except UnicodeError as exc:  # an address or header smtplib cannot put on the wire
+        return _record(message_id, worker, "permanent", "not sent", f"The message could not be sent: {exc}")
     return _record(message_id, worker, "sent", reply)
 
 

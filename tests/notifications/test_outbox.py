@@ -104,3 +104,13 @@ def test_template_missing_a_name_fails_instead_of_mailing_a_blank(app, factory):
                        {"permit": permit})
     db.session.rollback()
     assert _count() == 0
+
+
+def test_names_fold_to_one_line_and_addresses_must_be_plain_ascii(app, factory):
+    permit = factory.permit(status="issued")
+    order = _order(permit)
+    [folded, unicode_address] = outbox.enqueue(
+        "order_issued", order, [outbox.Recipient("Ana\r\nBcc: x@y.org Souza", "ana@example.org"),
+                                outbox.Recipient("Ñandú", "ñandú@example.org")], _context(permit, order))
+    assert folded.recipient_name == "Ana Bcc: x@y.org Souza" and folded.status == "queued"
+    assert unicode_address.status == "failed" and "is not a valid address" in unicode_address.failure_reason

@@ -235,3 +235,44 @@ def test_a_malformed_smtp_url_stops_the_app_without_printing_it(url):
     with pytest.raises(RuntimeError, match="SMTP_URL") as raised:
         create_app(TestConfig(SQLALCHEMY_DATABASE_URI="sqlite://", SMTP_URL=url))
     assert "hunter2" not in str(raised.value)
+
+
+def test_a_message_that_cannot_be_built_fails_alone(app, factory, smtp_server, pinned):
+    app.config["SMTP_URL"] = smtp_server.url
+    bad, good = queue(app, factory.permit(status="issued"), [("Ana", "ana@example.org"), ("Bo", "bo@example.org")])
+    row = db.session.get(Notification, bad)
+    row.attachments = [{**row.attachments[0], "content_type": "application/pdf", "sha256": "0" * 64}]
+    db.session.commit()
+    tally = worker.drain("w1")
+    assert (tally.sent, tally.failed) == (1, 1)
+    failed, sent = rows([bad, good])
+    assert failed.status == "failed" and failed.failure_reason == (
+        "An attachment of this message is missing from storage; it was not sent.")
+    assert sent.status == "sent" and len(smtp_server.received()) == 1
+
+
+def test_running_worker_delivers_as_messages_arrive_and_stops_on_sigterm(app, factory, smtp_server, database_url,
+                                                                         config):
+    import signal
+    import time
+    env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_URL": config.STORAGE_URL, "SMTP_URL": smtp_server.url,
+           "INSPECT_API_ENV": "development", "NOTIFY_POLL_SECONDS": "1"}
+    process = subprocess.Popen([sys.executable, "-c", "from inspect_api.cli import main; main()", "worker"],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        [mid] = queue(app, factory.permit(status="issued"), [("Ana", "ana@example.org")])
+        deadline = time.monotonic() + 60
+        while rows([mid])[0].status != "sent" and time.monotonic() < deadline:
+            db.session.rollback()
+            time.sleep(0.2)
+        db.session.rollback()
+        assert rows([mid])[0].status == "sent"
+        db.session.rollback()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "delivering every 1 s" in out and "sent 1, failed 0, to retry 0" in out
+    assert len(smtp_server.received()) == 1
