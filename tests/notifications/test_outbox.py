@@ -114,3 +114,17 @@ def test_names_fold_to_one_line_and_addresses_must_be_plain_ascii(app, factory):
                                 outbox.Recipient("Ñandú", "ñandú@example.org")], _context(permit, order))
     assert folded.recipient_name == "Ana Bcc: x@y.org Souza" and folded.status == "queued"
     assert unicode_address.status == "failed" and "is not a valid address" in unicode_address.failure_reason
+
+
+def test_dedupe_key_holds_when_another_process_wrote_it_between_check_and_insert(app, factory, monkeypatch):
+    import sqlalchemy as sa
+    permit = factory.permit(status="issued")
+    order = _order(permit)
+    people = [outbox.Recipient("Pat", "pat@example.org", "owner")]
+    assert len(outbox.enqueue("order_issued", order, people, _context(permit, order), dedupe_key="k")) == 1
+    db.session.commit()
+    # The check sees nothing (as when a concurrent worker has not committed yet): the unique key refuses.
+    monkeypatch.setattr(outbox, "select", lambda *cols: sa.select(*cols).where(sa.false()))
+    assert outbox.enqueue("order_issued", order, people, _context(permit, order), dedupe_key="k") == []
+    db.session.commit()
+    assert _count() == 1
