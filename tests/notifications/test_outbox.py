@@ -128,3 +128,24 @@ def test_dedupe_key_holds_when_another_process_wrote_it_between_check_and_insert
     assert outbox.enqueue("order_issued", order, people, _context(permit, order), dedupe_key="k") == []
     db.session.commit()
     assert _count() == 1
+
+
+def test_template_filters_speak_the_towns_dates_and_money(app):
+    from datetime import date, datetime, timezone
+    from decimal import Decimal
+    from inspect_api.notifications.templating import local_time, long_date, money
+    assert long_date(date(2026, 5, 9)) == long_date("2026-05-09") == "Saturday, May 9, 2026"
+    assert local_time(datetime(2026, 7, 4, 16, 5, tzinfo=timezone.utc)) == "July 4, 2026 at 12:05 PM EDT"
+    assert local_time(datetime(2026, 12, 1, 3, 30, tzinfo=timezone.utc)) == "November 30, 2026 at 10:30 PM EST"
+    assert money(Decimal("3000")) == "$3,000.00" and money(None) == ""
+
+
+def test_town_name_and_contact_come_from_settings(app, factory):
+    app.config.update(TOWN_NAME="Town of Marion", TOWN_CONTACT="Town House, 2 Spring Street")
+    permit = factory.permit(status="issued")
+    order = _order(permit)
+    [message] = outbox.enqueue("order_issued", order, [outbox.Recipient("Pat", "pat@example.org")],
+                               _context(permit, order))
+    assert "Town of Marion Stormwater Authority\nTown House, 2 Spring Street" in message.body_text
+    assert "Town House, 2 Spring Street" in message.body_html and "Town of Fairhaven" not in message.body_text
+    assert "Sign in to the Town of Marion permit app" in message.body_text  # no PUBLIC_BASE_URL: no link
