@@ -39,9 +39,17 @@ from .models import Notification
 
 log = logging.getLogger(__name__)
 
-# Work the worker does on each pass after delivering, e.g. the daily reminders: each a function of no
-# arguments run inside the app context; it commits its own work (reminders go through outbox.enqueue).
+# Work the worker does at the start of each pass, before delivering (so what it enqueues goes out in
+# the same pass), e.g. the daily reminders: each a function of no arguments, run inside the app
+# context, that commits its own work (reminders go through outbox.enqueue with a dedupe_key, so
+# several workers running one hook write each reminder once). `--once` runs them too.
 CYCLE_HOOKS: list[Callable[[], None]] = []
+
+
+def run_hooks() -> None:
+    for hook in CYCLE_HOOKS:
+        hook()
+        db.session.commit()
 
 
 @dataclass
@@ -178,6 +186,7 @@ def run(once: bool = False, echo: Callable[[str], None] = print) -> Tally:
     finishing the message in hand before it stops."""
     worker = worker_name()
     if once:
+        run_hooks()
         return drain(worker)
     stopping = {"now": False}
 
@@ -190,9 +199,8 @@ def run(once: bool = False, echo: Callable[[str], None] = print) -> Tally:
     total = Tally()
     while not stopping["now"]:
         try:
+            run_hooks()
             tally = drain(worker, stop=lambda: stopping["now"])
-            for hook in CYCLE_HOOKS:
-                hook()
         except Exception:  # the database or the store was away: log, wait, try again
             log.exception("notification worker pass failed")
             db.session.rollback()

@@ -274,3 +274,19 @@ def test_running_worker_delivers_as_messages_arrive_and_stops_on_sigterm(app, fa
     assert "delivering every 1 s" in out and "sent 1, failed 0, to retry 0" in out
     assert len(smtp_server.received()) == 1
     assert rows([mid])[0].status == "sent"
+
+
+def test_cycle_hooks_run_before_delivery_so_their_messages_go_out_in_the_same_pass(app, factory, smtp_server,
+                                                                                    pinned, monkeypatch):
+    app.config["SMTP_URL"] = smtp_server.url
+    permit = factory.permit(status="issued")
+    calls = []
+
+    def reminder():
+        calls.append(1)
+        queue(app, permit, [("Ana", "ana@example.org")], dedupe_key="reminder:x:2026-05-04")
+
+    monkeypatch.setattr(worker, "CYCLE_HOOKS", [reminder])
+    assert worker.run(once=True).sent == 1
+    assert worker.run(once=True).sent == 0  # the hook ran again; its dedupe key kept it to one message
+    assert len(calls) == 2 and len(smtp_server.received()) == 1
