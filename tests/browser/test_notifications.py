@@ -115,3 +115,39 @@ def test_party_without_email_shows_why_on_the_order(app, live_server, new_contex
     assert "Not delivered" in failed.inner_text()
     assert f"No e-mail address on file for {VIOLATOR} (violator); serve the notice another way." in failed.inner_text()
     assert_accessible(office, "close-out with an unreachable party")
+
+
+def test_notice_of_costs_shows_each_recipient_on_the_order(app, client, live_server, new_context, factory):
+    from datetime import timedelta
+    from inspect_api import clock
+    from inspect_api.auth.models import User
+    applicant_email, supervisor_email, permit_id = seed(factory)
+    supervisor = db.session.scalar(select(User).where(User.email == supervisor_email))
+    headers = factory.headers(supervisor)
+    today = clock.today()
+    parties = {p["role"]: p for p in client.get(f"/api/v1/permits/{permit_id}", headers=headers).get_json()["parties"]}
+    r = client.post("/api/v1/orders", headers=headers, json={
+        "permit_id": permit_id, "kinds": ["controls"], "issued_on": (today - timedelta(days=20)).isoformat(),
+        "deadline": (today - timedelta(days=10)).isoformat(), "requirements": [{"kind": "controls", "text": "Fence"}]})
+    assert r.status_code == 201, r.get_json()
+    r = client.post("/api/v1/cost-recoveries", headers=headers, json={
+        "order_id": r.get_json()["id"], "abatement_completed_on": (today - timedelta(days=2)).isoformat(),
+        "items": [{"category": "labor", "description": "DPW crew", "amount": "720.00"}]})
+    assert r.status_code == 201, r.get_json()
+    record = r.get_json()
+    r = client.patch(f"/api/v1/cost-recoveries/{record['id']}", headers=headers, json={
+        "version": record["version"], "recipients": [
+            {"party_id": parties["owner"]["id"], "method": "email", "sent_on": today.isoformat()},
+            {"party_id": parties["violator"]["id"], "method": "certified_mail"}]})
+    assert r.status_code == 200, r.get_json()
+    release_db()
+    office = new_context(PHONE).new_page()
+    sign_in(office, live_server.url, supervisor_email)
+    wait_synced(office)
+    office.goto(f"{live_server.url}/#/closeout/{permit_id}")
+    costs = office.locator("[data-deliveries='Notice of costs e-mailed to']")
+    costs.locator("li").nth(1).wait_for()
+    text = costs.inner_text()
+    assert "Pat Owner (property owner)" in text and "Waiting to send" in text
+    assert f"{VIOLATOR} (violator)" in text and "No e-mail" in text  # recorded, not yet sent: no message
+    assert_accessible(office, "close-out with a notice of costs")
