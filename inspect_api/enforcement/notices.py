@@ -19,15 +19,19 @@ def _record_label(permit: Any) -> str:
     return "enforcement case" if getattr(permit, "status", None) == "unpermitted" else "permit"
 
 
-def order_issued(order: Any, actor: Any = None) -> list[Any]:
-    """One message per recipient party of a newly issued order, the order PDF attached."""
+def order_issued(order: Any, actor: Any = None, only: Iterable[str] | None = None) -> list[Any]:
+    """One message per recipient party of a newly issued order (or only the parties `only` names, when
+    an order is later addressed to more), the order PDF attached."""
     from .pdf import order_pdf
     from .services import order_context
     context = order_context(order)
     permit = context["permit"]
     document = outbox.Attachment(f"{order.number}.pdf", "application/pdf", order_pdf(order, **context))
     written = []
+    wanted = set(only) if only is not None else None
     for party in context["recipients"]:
+        if wanted is not None and party.id not in wanted:
+            continue
         written += outbox.enqueue(
             "order_issued", order, [outbox.Recipient.from_party(party)],
             {"order": order, "permit": permit, "record_label": _record_label(permit),

@@ -203,10 +203,13 @@ def update_order(user, record: Order, data: dict[str, Any], expected_version: in
     current = {k: getattr(record, k) for k in ("kinds", "requirements", "finding_ids", "issued_on", "deadline",
                                                "violated", "recipient_party_ids")}
     _check_content(permit, {**current, **changes})
+    added = [pid for pid in changes.get("recipient_party_ids") or [] if pid not in current["recipient_party_ids"]]
     for key, value in changes.items():
         setattr(record, key, value)
     _save(user, record, before, "order.update")
     sync_cease_and_desist(permit, user)
+    if added:  # a party the order is now also addressed to is sent it, as issued to the others
+        notices.order_issued(record, user, only=added)
     return record
 
 

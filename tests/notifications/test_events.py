@@ -221,3 +221,23 @@ def test_an_order_pushed_from_a_device_is_mailed_once(client, factory, cast, tow
         assert r.status_code == 200 and r.get_json()["results"][0]["status"] == expected, r.get_json()
     found = messages(client, cast.sup, record_id=order_id)
     assert sorted(m["recipient"]["role"] for m in found) == ["owner", "violator"]
+
+
+def test_a_party_added_to_an_order_later_is_sent_it_and_the_others_not_again(client, factory, cast, town_clock):
+    case = open_case(client, factory, cast)
+    parties = {p["role"]: p for p in case["parties"]}
+    r = client.post("/api/v1/orders", json={"permit_id": case["id"], "kinds": ["controls"], "deadline": "2026-05-15",
+                                            "requirements": [{"kind": "controls", "text": "Fence"}],
+                                            "recipient_party_ids": [parties["owner"]["id"]]}, headers=cast.sup)
+    assert r.status_code == 201, r.get_json()
+    order = r.get_json()
+    assert [m["recipient"]["role"] for m in messages(client, cast.sup, record_id=order["id"])] == ["owner"]
+    r = client.patch(f"/api/v1/orders/{order['id']}", json={
+        "recipient_party_ids": [parties["owner"]["id"], parties["violator"]["id"]], "version": order["version"]},
+        headers=cast.sup)
+    assert r.status_code == 200, r.get_json()
+    found = messages(client, cast.sup, record_id=order["id"])
+    assert sorted(m["recipient"]["role"] for m in found) == ["owner", "violator"]
+    r = client.patch(f"/api/v1/orders/{order['id']}", json={"deadline": "2026-05-20",
+                                                             "version": r.get_json()["version"]}, headers=cast.sup)
+    assert r.status_code == 200 and len(messages(client, cast.sup, record_id=order["id"])) == 2
