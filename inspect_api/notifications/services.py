@@ -11,7 +11,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Select, select
 
-from ..extensions import db
 from ..paging import page_query
 from ..permits.access import visible_permit_ids
 from ..permits.models import Party

@@ -7,7 +7,6 @@ import hashlib
 import io
 from datetime import date
 
-import pytest
 from pypdf import PdfReader
 from sqlalchemy import func, select
 

@@ -10,7 +10,6 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import quote
 
 import pytest
-from sqlalchemy import select
 
 from inspect_api import clock
 from inspect_api.extensions import db
