@@ -70,6 +70,10 @@ class Notification(db.Model):
     smtp_reply: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
 
+    # A failed message sent again (POST /notifications/{id}/resend) is a new message naming the one it
+    # repeats; the failed one stays as it was, as evidence.
+    resent_from: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("notifications.id"), nullable=True,
+                                                    unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     created_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 

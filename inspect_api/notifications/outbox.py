@@ -107,13 +107,18 @@ def store_attachment(attachment: Attachment) -> dict[str, Any]:
             "bytes": len(attachment.data)}
 
 
-def _unreachable(recipient: Recipient) -> str | None:
-    who = f"{recipient.name} ({recipient.role})" if recipient.role else recipient.name
-    if not recipient.email:
+def address_problem(name: str, role: str | None, email: str | None) -> str | None:
+    """Why a message to this address cannot be sent, in words; None when it can."""
+    who = f"{name} ({role})" if role else name
+    if not email:
         return f"No e-mail address on file for {who}; serve the notice another way."
-    if not _ADDRESS.fullmatch(recipient.email.strip()) or not recipient.email.isascii():
-        return f"The e-mail address on file for {who} ({recipient.email}) is not a valid address."
+    if not _ADDRESS.fullmatch(email.strip()) or not email.isascii():
+        return f"The e-mail address on file for {who} ({email}) is not a valid address."
     return None
+
+
+def _unreachable(recipient: Recipient) -> str | None:
+    return address_problem(recipient.name, recipient.role, recipient.email)
 
 
 def enqueue(event: str, record: Any, recipients: Iterable[Recipient], context: dict[str, Any], *,

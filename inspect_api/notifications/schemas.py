@@ -49,4 +49,5 @@ class NotificationSchema(Schema):
     smtp_reply = fields.String(allow_none=True, metadata={"description": "The mail server's last answer"})
     failure_reason = fields.String(allow_none=True, metadata={"description": "Why a message failed, in plain words"})
     message_id = fields.String(allow_none=True, metadata={"description": "The Message-ID header it was sent with"})
+    resent_from = fields.UUID(allow_none=True, metadata={"description": "The failed message this one sends again"})
 

@@ -115,6 +115,19 @@ def test_party_without_email_shows_why_on_the_order(app, live_server, new_contex
     assert "Not delivered" in failed.inner_text()
     assert f"No e-mail address on file for {VIOLATOR} (violator); serve the notice another way." in failed.inner_text()
     assert_accessible(office, "close-out with an unreachable party")
+    # Sent again while there is still no address: the office is told why, and nothing is written.
+    failed.get_by_role("button", name="Send again").click()
+    office.locator("[role=alert]:has-text('Record an address first.')").wait_for()
+    # Once the address is on file, sending it again queues a new message in its place on the screen.
+    db.session.scalar(select(Party).where(Party.role == "violator")).email = "duc@example.org"
+    db.session.commit()
+    release_db()
+    failed.get_by_role("button", name="Send again").click()
+    row = office.locator("[data-deliveries='Order e-mailed to'] li:has-text('(violator)')")
+    row.locator("text=Waiting to send").wait_for()
+    assert "To duc@example.org." in row.inner_text()
+    assert db.session.scalar(select(Notification).where(Notification.resent_from.is_not(None))).status == "queued"
+    release_db()
 
 
 def test_notice_of_costs_shows_each_recipient_on_the_order(app, client, live_server, new_context, factory):

@@ -240,3 +240,35 @@ def test_a_party_added_to_an_order_later_is_sent_it_and_the_others_not_again(cli
     r = client.patch(f"/api/v1/orders/{order['id']}", json={"deadline": "2026-05-20",
                                                              "version": r.get_json()["version"]}, headers=cast.sup)
     assert r.status_code == 200 and len(messages(client, cast.sup, record_id=order["id"])) == 2
+
+
+def test_a_failed_message_is_sent_again_once_the_address_is_recorded(client, factory, cast, town_clock):
+    case = open_case(client, factory, cast, violator={**VIOLATOR, "email": None})
+    order = issue(client, cast, case["id"])
+    failed = next(m for m in messages(client, cast.sup, record_id=order["id"]) if m["status"] == "failed")
+    resend = f"/api/v1/notifications/{failed['id']}/resend"
+    r = client.post(resend, headers=cast.sup)
+    assert r.status_code == 409 and r.get_json()["error"] == "no_address"
+    assert r.get_json()["message"] == ("No e-mail address on file for Nguyễn Văn Đức (violator); serve the notice "
+                                       "another way. Record an address first.")
+    party_id = failed["recipient"]["party_id"]
+    r = client.patch(f"/api/v1/permits/{case['id']}/parties/{party_id}", json={"email": "duc@example.org"},
+                     headers=cast.sup)
+    assert r.status_code == 200, r.get_json()
+    for headers, status in ((cast.app, 403), (cast.insp, 403), (cast.adm, 403)):
+        assert client.post(resend, headers=headers).status_code == status
+    r = client.post(resend, headers=cast.sup)
+    assert r.status_code == 201, r.get_json()
+    again = r.get_json()
+    assert (again["status"], again["recipient"]["email"], again["resent_from"]) == ("queued", "duc@example.org",
+                                                                                    failed["id"])
+    assert (again["subject"], again["attachments"], again["record_id"]) == (failed["subject"], failed["attachments"],
+                                                                           order["id"])
+    r = client.post(resend, headers=cast.sup)
+    assert r.status_code == 409 and r.get_json()["error"] == "already_resent"
+    r = client.post(f"/api/v1/notifications/{again['id']}/resend", headers=cast.sup)
+    assert r.status_code == 409 and r.get_json()["error"] == "invalid_transition"
+    assert client.post("/api/v1/notifications/0b7c6f3e-8d6e-4a37-9a55-3f0e6f2b1a01/resend",
+                       headers=cast.sup).status_code == 404
+    by_status = sorted(m["status"] for m in messages(client, cast.sup, record_id=order["id"]))
+    assert by_status == ["failed", "queued", "queued"]  # the failed one stays, as evidence

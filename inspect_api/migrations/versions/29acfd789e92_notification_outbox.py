@@ -48,6 +48,7 @@ def upgrade():
     sa.Column('sent_at', UTCDateTime(), nullable=True),
     sa.Column('smtp_reply', sa.Text(), nullable=True),
     sa.Column('failure_reason', sa.Text(), nullable=True),
+    sa.Column('resent_from', sa.String(length=36), nullable=True),
     sa.Column('created_at', UTCDateTime(), nullable=False),
     sa.Column('created_by', sa.String(length=36), nullable=True),
     sa.CheckConstraint("recipient_kind IN ('user', 'party', 'address')", name=op.f('ck_notifications_recipient_kind')),
@@ -56,8 +57,10 @@ def upgrade():
     sa.ForeignKeyConstraint(['permit_id'], ['permits.id'], name=op.f('fk_notifications_permit_id_permits')),
     sa.ForeignKeyConstraint(['recipient_party_id'], ['parties.id'], name=op.f('fk_notifications_recipient_party_id_parties')),
     sa.ForeignKeyConstraint(['recipient_user_id'], ['users.id'], name=op.f('fk_notifications_recipient_user_id_users')),
+    sa.ForeignKeyConstraint(['resent_from'], ['notifications.id'], name=op.f('fk_notifications_resent_from_notifications')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_notifications')),
-    sa.UniqueConstraint('dedupe_key', name=op.f('uq_notifications_dedupe_key'))
+    sa.UniqueConstraint('dedupe_key', name=op.f('uq_notifications_dedupe_key')),
+    sa.UniqueConstraint('resent_from', name=op.f('uq_notifications_resent_from'))
     )
     with op.batch_alter_table('notifications', schema=None) as batch_op:
         batch_op.create_index('ix_notifications_due', ['status', 'next_attempt_at'], unique=False)

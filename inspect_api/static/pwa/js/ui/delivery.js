@@ -23,24 +23,29 @@ export function deliveryWords(m) {
   return ["info", "Waiting to send", `Queued ${townTime(m.created_at)}; the mail worker sends it shortly.`];
 }
 
-function row(who, m) {
+function row(who, m, onResend) {
   if (!m) {
     return h("li.item", { dataset: { delivery: "none" } }, h("div.split", h("span", who), h("span.chip.info", "No e-mail")),
       h("p.hint", "No e-mail notice was recorded for this recipient."));
   }
   const [kind, chip, detail] = deliveryWords(m);
+  const again = m.status === "failed" && onResend
+    ? h("div.actions", h("button", { type: "button", onclick: (event) => onResend(m, event.currentTarget) }, "Send again"))
+    : null;
   return h("li.item", { dataset: { notification: m.id, delivery: m.status, recipientRole: m.recipient.role || "" } },
     h("div.split", h("span", who), h(`span.chip.${kind}`, chip)),
-    h("p.hint", m.recipient.email ? `To ${m.recipient.email}. ${detail}` : detail));
+    h("p.hint", m.recipient.email ? `To ${m.recipient.email}. ${detail}` : detail), again);
 }
 
-// One line per recipient: `recipients` is [{key, name, role}], matched to messages by `match(m, r)`.
-export function deliveryList(title, recipients, messages, match) {
+// One line per recipient: `recipients` is [{name, role, ...}], matched to messages by `match(m, r)`;
+// the latest message counts (a failed one sent again is followed by its copy). `onResend(m, button)`,
+// when given, offers "Send again" on a failed message.
+export function deliveryList(title, recipients, messages, match, onResend = null) {
   if (!recipients.length && !messages.length) return null;
   const rows = recipients.map((r) => {
     const found = messages.filter((m) => match(m, r));
     const latest = found[found.length - 1];
-    return row(`${r.name} (${ROLE_WORDS[r.role] || r.role || "recipient"})`, latest);
+    return row(`${r.name} (${ROLE_WORDS[r.role] || r.role || "recipient"})`, latest, onResend);
   });
   return h("div", { dataset: { deliveries: title } }, h("h3", title), h("ul.plain", rows));
 }
