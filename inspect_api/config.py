@@ -125,6 +125,25 @@ class Config:
     # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
     ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
 
+    # Notifications (README "Notifications"). SMTP_URL: smtp://user:pass@host:port (STARTTLS when the
+    # server offers it) or smtps://... (implicit TLS); unset: messages are written as .eml files under
+    # <instance>/mail/ (MAIL_DIR names another folder). Links in messages are built on PUBLIC_BASE_URL.
+    SMTP_URL = os.environ.get("SMTP_URL") or None
+    SMTP_TIMEOUT_SECONDS = _int("SMTP_TIMEOUT_SECONDS", 30)
+    MAIL_FROM = os.environ.get("MAIL_FROM", "Fairhaven Stormwater Authority <stormwater@fairhaven-ma.gov>")
+    MAIL_DIR = os.environ.get("MAIL_DIR") or None
+    TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Fairhaven")
+    TOWN_CONTACT = os.environ.get("TOWN_CONTACT", "Town Hall, 40 Center Street, Fairhaven, MA 02719")
+    # Temporary failures (4xx, connection errors) are retried after NOTIFY_RETRY_SECONDS, doubling each
+    # time up to NOTIFY_RETRY_MAX_SECONDS, until NOTIFY_MAX_ATTEMPTS; a claimed message is the worker's
+    # for NOTIFY_LEASE_SECONDS (longer than any one send), then free for another worker again.
+    NOTIFY_MAX_ATTEMPTS = _int("NOTIFY_MAX_ATTEMPTS", 8)
+    NOTIFY_RETRY_SECONDS = _int("NOTIFY_RETRY_SECONDS", 60)
+    NOTIFY_RETRY_MAX_SECONDS = _int("NOTIFY_RETRY_MAX_SECONDS", 6 * 3600)
+    NOTIFY_LEASE_SECONDS = _int("NOTIFY_LEASE_SECONDS", 300)
+    NOTIFY_BATCH = _int("NOTIFY_BATCH", 20)
+    NOTIFY_POLL_SECONDS = _int("NOTIFY_POLL_SECONDS", 5)
+
     def check(self) -> None:
         for name in ("JWT_SECRET_KEY", "SECRET_KEY"):
             value = getattr(self, name)
@@ -144,6 +163,12 @@ class Config:
             parse_rates(self.COST_INTEREST_RATES)
         except ValueError as exc:
             raise RuntimeError(f"COST_INTEREST_RATES: {exc}") from None
+        if self.SMTP_URL:
+            from .notifications.delivery import SmtpSettings
+            try:
+                SmtpSettings.parse(self.SMTP_URL)
+            except ValueError as exc:  # the message names the shape, never the URL (it holds a password)
+                raise RuntimeError(f"SMTP_URL: {exc}") from None
 
 
 class DevelopmentConfig(Config):

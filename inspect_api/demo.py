@@ -196,13 +196,34 @@ def seed_assignments(ctx: DemoContext) -> None:
 
 
 # ---- the command --------------------------------------------------------------------------------
-def _demo_app(instance: Path):
+def _demo_app(instance: Path, url: str | None = None):
     from . import create_app
     from .config import DevelopmentConfig
     cfg = DevelopmentConfig()
     cfg.SQLALCHEMY_DATABASE_URI = f"sqlite:///{instance / 'demo.sqlite3'}"
     cfg.STORAGE_URL = (instance / "demo-blobs").as_uri()
+    cfg.PUBLIC_BASE_URL = cfg.PUBLIC_BASE_URL or url  # links in the demo's e-mails open this server
     return create_app(cfg)
+
+
+def _deliver_in_background(app) -> None:
+    """The demo's mail worker: one thread delivering the outbox (to <instance>/mail/*.eml without
+    SMTP_URL) every NOTIFY_POLL_SECONDS, so a demo user sees the notices the app sends."""
+    import logging
+    import threading
+    import time
+
+    def loop() -> None:
+        from .notifications.worker import drain
+        while True:
+            with app.app_context():
+                try:
+                    drain()
+                except Exception:  # keep serving the demo; the next pass tries again
+                    logging.getLogger(__name__).exception("demo mail delivery failed")
+            time.sleep(max(int(app.config["NOTIFY_POLL_SECONDS"]), 1))
+
+    threading.Thread(target=loop, name="demo-mail", daemon=True).start()
 
 
 def _fresh_files(instance: Path) -> None:
@@ -227,13 +248,17 @@ def demo(host: str, port: int, password: str | None) -> None:
         raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
     instance = instance_path()
     _fresh_files(instance)
-    app = _demo_app(instance)
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    app = _demo_app(instance, url)
     with app.app_context():
         flask_migrate.upgrade()
         ctx = build_demo_data({role: password for role in ROLES} if password else None)
         counts = f"{len(ctx.permits)} permits, {len(ctx.users) + len(ctx.other_applicants)} users"
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     click.echo(f"\nDemo database: {instance / 'demo.sqlite3'} ({counts})\nOpen {url}  (API reference: {url}api/v1/docs)")
+    mail = app.config.get("SMTP_URL") and "sent through SMTP_URL" or \
+        f"written as .eml files to {app.config.get('MAIL_DIR') or Path(app.instance_path, 'mail')}"
+    click.echo(f"E-mail notices are {mail}.")
+    _deliver_in_background(app)
     click.echo("Logins:")
     for role in ROLES:
         click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {ctx.passwords[role]}")

@@ -27,6 +27,7 @@ def expected_files() -> set[str]:
     migrations = PACKAGE / "migrations"
     wanted |= {(migrations / name).relative_to(ROOT).as_posix() for name in MIGRATION_FILES}
     wanted |= {p.relative_to(ROOT).as_posix() for p in (migrations / "versions").glob("*.py")}
+    wanted |= {p.relative_to(ROOT).as_posix() for p in (PACKAGE / "notifications" / "templates").glob("*.*")}
     for pattern in ("*.ttf", "*.otf"):
         wanted |= {p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob(pattern)}
     return wanted

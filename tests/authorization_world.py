@@ -144,6 +144,7 @@ class World:
             "requirements": [{"kind": "controls", "text": "Re-install the silt fence"}],
             "issued_on": (today - timedelta(days=80)).isoformat(),
             "deadline": (today - timedelta(days=70)).isoformat()}))
+        self._notification()
         recovery = self.call("s", "POST", "/cost-recoveries", json={
             "order_id": self.ids["order"], "abatement_completed_on": (today - timedelta(days=60)).isoformat(),
             "items": [{"category": "labor", "description": "DPW crew", "amount": "720.00"}]})
@@ -160,6 +161,17 @@ class World:
         self.record("citation", self.call("s", "POST", "/citations", json={
             "violation_id": self.ids["violation"], "violator": {"name": "Acme Site Works LLC"},
             "offense_on": (today - timedelta(days=14)).isoformat(), "bylaw_section": "194-21(C)"}))
+
+    def _notification(self) -> None:
+        """A message addressed to B's own account (the order's own go to its parties, not to B)."""
+        from inspect_api.enforcement.models import Order
+        from inspect_api.notifications import outbox
+        order = db.session.get(Order, self.ids["order"])
+        [message] = outbox.enqueue("order_issued", order, [outbox.Recipient.from_user(self.b, role="applicant")],
+                                   {"order": order, "permit": self.permit, "record_label": "permit",
+                                    "role_title": "applicant"}, link=f"#/permit/{self.permit.id}")
+        db.session.commit()
+        self.ids["notification"] = message.id
 
     def _closeout(self) -> None:
         permit_services.force_status(self.permit, "work_complete")

@@ -22,7 +22,7 @@ from ..permits.access import visible_permit_ids
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
-from . import rules
+from . import notices, rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery
 from .services import change_status, get_order, require_supervisor
 
@@ -190,6 +190,7 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
         raise Conflict("The costs were notified on " + first_sent.isoformat() +
                        "; a changed amount goes through a protest decision or a court.", error="notice_already_sent")
     _check_dates(record, data)
+    sent_before = {n.id: n.sent_on for n in record.recipients}
     if "recipients" in data:
         record.recipients = _recipients(record, data["recipients"])
     if "items" in data:
@@ -197,7 +198,11 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
     for key in ("description", "abatement_completed_on", *COURT_FIELDS):
         if key in data:
             setattr(record, key, data[key])
-    return _save(user, record, before, "cost_recovery.update")
+    record = _save(user, record, before, "cost_recovery.update")
+    # R-O3: a recipient whose notice is now recorded as sent is sent it by e-mail too, once.
+    newly_sent = [n for n in record.recipients if n.sent_on and sent_before.get(n.id) is None]
+    notices.cost_notice_sent(record, newly_sent, user)
+    return record
 
 
 def _recipients(record: CostRecovery, wanted: list[dict[str, Any]]) -> list[CostNotice]:

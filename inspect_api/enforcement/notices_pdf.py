@@ -90,3 +90,41 @@ def lien_certificate_pdf(record: Any, permit: Any, order: Any, owners: list[Any]
     ]
     return pdf.render(story, title=f"Lien certificate {getattr(permit, 'number', '')}", subject="Lien certificate",
                       footer=f"{pdf.TOWN} \u00b7 Cost recovery {record.id}")
+
+
+def cost_notice_pdf(record: Any, notice: Any, permit: Any, order: Any, items: list[Any], total: Any) -> bytes:
+    """R-O3 (§B(3)): the notice of costs to one recipient, the violator or the owner: the Town's costs
+    with administrative costs, itemised, and the recipient's 30 days from receipt to protest."""
+    s = pdf.styles()
+    width = pdf.text_width()
+    role = {"owner": "Property owner", "violator": "Violator"}.get(notice.role, notice.role)
+    rows = [("To", ", ".join(x for x in (notice.name, notice.mailing_address) if x)), ("As", role),
+            ("Property", getattr(permit, "site_address", None)), ("Parcel", getattr(permit, "parcel_id", None)),
+            ("Approval, permit or case", getattr(permit, "number", None)),
+            ("Enforcement order", getattr(order, "number", None)),
+            ("Work completed by the Town", pdf.long_date(record.abatement_completed_on)),
+            ("Notice sent", pdf.long_date(notice.sent_on) if notice.sent_on else None)]
+    table = pdf.table(["Category", "Description", "Amount"],
+                      [(i.category, i.description, f"${rules.money(i.amount):,.2f}") for i in items]
+                      + [("", "Total, including administrative costs", f"${rules.money(total):,.2f}")],
+                      [1.2 * pdf.inch, width - 2.6 * pdf.inch, 1.4 * pdf.inch], s, "-")
+    text = (
+        "The enforcement order named above was not complied with by its deadline, and the Town performed the "
+        "work at the expense of the violator and the property owner (§B(2)). Under the Enforcement section, "
+        f"§B(3), of the {pdf.BYLAW}, you are notified of the costs the Town incurred, including administrative "
+        "costs. You may file a written protest objecting to the amount or basis of the costs with the "
+        "Stormwater Authority within 30 days of the day you receive this notice. Costs not paid by the end of "
+        "the protest period, or within 30 days after a decision of the Stormwater Authority affirming or "
+        "reducing them, or within 30 days after a final decision of a court, become a special assessment and "
+        "a lien on the owner's property, and bear interest at the rate of MGL c.59 §57 after the 30th day at "
+        "which they first become due.")
+    story: list[Any] = [
+        pdf.p(pdf.TOWN.upper(), s.subtitle), pdf.p(pdf.AUTHORITY, s.subtitle), pdf.spacer(4),
+        pdf.p("Notice of Costs", s.title), pdf.p("Town-performed work under an enforcement order", s.subtitle),
+        pdf.spacer(8), pdf.pairs(rows, s, width, label_width=2.0 * pdf.inch), pdf.spacer(8),
+        pdf.p("Costs incurred by the Town", s.heading), table, pdf.spacer(8),
+        pdf.p("Your rights and what follows", s.heading), pdf.p(text, s.body), pdf.spacer(16),
+        pdf.signature_block(None, f"for the {pdf.AUTHORITY}", s, width),
+    ]
+    return pdf.render(story, title=f"Notice of costs {getattr(order, 'number', '')}", subject="Notice of costs",
+                      footer=f"{pdf.TOWN} \u00b7 Cost recovery {record.id} \u00b7 {notice.name}")

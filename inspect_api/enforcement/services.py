@@ -23,7 +23,7 @@ from ..permits.services import set_cease_and_desist
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
-from . import rules
+from . import notices, rules
 from .models import Order, OrderEvent
 from ..numbering import next_number
 from .schemas import OrderSchema
@@ -182,6 +182,7 @@ def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
     audit.record("order.create", "order", order.id, {"number": order.number, **values}, actor=user,
                  permit_id=permit.id)
     sync_cease_and_desist(permit, user)
+    notices.order_issued(order, user)  # §B(3): the violator and the owner are each sent the order
     return order, True
 
 
@@ -202,10 +203,13 @@ def update_order(user, record: Order, data: dict[str, Any], expected_version: in
     current = {k: getattr(record, k) for k in ("kinds", "requirements", "finding_ids", "issued_on", "deadline",
                                                "violated", "recipient_party_ids")}
     _check_content(permit, {**current, **changes})
+    added = [pid for pid in changes.get("recipient_party_ids") or [] if pid not in current["recipient_party_ids"]]
     for key, value in changes.items():
         setattr(record, key, value)
     _save(user, record, before, "order.update")
     sync_cease_and_desist(permit, user)
+    if added:  # a party the order is now also addressed to is sent it, as issued to the others
+        notices.order_issued(record, user, only=added)
     return record
 
 

@@ -10,6 +10,8 @@ import { LEVEL_TEXT } from "../rules/determination.js";
 import { onSynced, syncNow } from "../sync.js";
 import { costNoticesCard } from "./costs.js";
 import { statusChip, pendingChip, ceaseWarning, commencementNotice, partiesCard } from "./site.js";
+import { listAll } from "../api.js";
+import { myNotices } from "../ui/delivery.js";
 
 const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
 
@@ -96,6 +98,17 @@ function move(permit, to, text, extra = {}) {
   } }, text);
 }
 
+// The e-mail notices the Town sent this applicant about the permit: read from the server when there
+// is a connection (delivery evidence is not part of the synced copy).
+async function fillNotices(slot, permitId) {
+  try {
+    mount(slot, myNotices(await listAll(`/api/v1/notifications?permit_id=${permitId}`)));
+  } catch (err) {
+    mount(slot, h("section.card", h("h2", "Notices sent to you"),
+      h("p.muted", err.offline ? "Connect to the office server to see the e-mail notices the Town sent you." : String(err.message))));
+  }
+}
+
 export async function permitScreen(main, { id }) {
   const draw = async () => {
     const permit = await store.getPermit(id);
@@ -117,6 +130,8 @@ export async function permitScreen(main, { id }) {
       moves.push(h("a.button", { href: `#/permit/${id}/requests` }, "Inspection requests"));
     }
     const closeout = permit.review_level === "administrative_review" && ["active", "work_complete"].includes(permit.status);
+    const noticesSlot = h("div", { "aria-live": "polite" });
+    fillNotices(noticesSlot, id);
     mount(main,
       h("p", h("a.back", { href: "#/permits" }, "← My permits")),
       h("div.split", h("h1", site.address || "Application"), h("span", statusChip(permit.status), " ", pendingChip(permit))),
@@ -142,6 +157,7 @@ export async function permitScreen(main, { id }) {
         : null,
       townAsksSection(r),
       costNoticesCard(id),
+      noticesSlot,
       permit.review_level !== "not_covered" ? documentsSection(permit, draw) : null,
       permit.review_level !== "not_covered" || (permit.exemptions || []).length ? exemptionsSection(permit, draw) : null,
       partiesCard(permit),

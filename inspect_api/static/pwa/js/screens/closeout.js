@@ -5,6 +5,7 @@ import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confir
 import { thumb } from "../ui/photos.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
+import { deliveryList } from "../ui/delivery.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -82,14 +83,31 @@ export async function deadlinesScreen(main) {
 }
 
 async function loadPermit(id) {
-  const [permit, notices, reports, certificates, bonds, orders] = await Promise.all([
+  const [permit, notices, reports, certificates, bonds, orders, costs, messages] = await Promise.all([
     api(`/api/v1/permits/${id}`),
     listAll(`/api/v1/completion-notices?permit_id=${id}`),
     listAll(`/api/v1/final-reports?permit_id=${id}`),
     api(`/api/v1/certificates?permit_id=${id}`),
     listAll(`/api/v1/bonds?permit_id=${id}`),
-    listAll(`/api/v1/orders?permit_id=${id}`)]);
-  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders };
+    listAll(`/api/v1/orders?permit_id=${id}`),
+    listAll(`/api/v1/cost-recoveries?permit_id=${id}`),
+    listAll(`/api/v1/notifications?permit_id=${id}`)]);
+  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages };
+}
+
+// Whether each party the order is addressed to was e-mailed it (§B(3)), and each recipient of a
+// notice of costs on it (R-O3).
+function orderDeliveries(data, order, run) {
+  const resend = (m, button) => run(button, () => api(`/api/v1/notifications/${m.id}/resend`, { method: "POST" }));
+  const parties = new Map((data.permit.parties || []).map((p) => [p.id, p]));
+  const recipients = (order.recipient_party_ids || []).map((pid) => parties.get(pid)).filter(Boolean);
+  const mine = data.messages.filter((m) => m.record_id === order.id && m.event === "order_issued");
+  const sameParty = (m, r) => m.recipient.party_id === r.id;
+  return [deliveryList("Order e-mailed to", recipients, mine, sameParty, resend),
+    data.costs.filter((c) => c.order_id === order.id).map((c) => deliveryList("Notice of costs e-mailed to",
+      c.recipients || [], data.messages.filter((m) => m.record_id === c.id && m.event === "cost_notice_sent"),
+      (m, r) => (r.party_id ? m.recipient.party_id === r.party_id : m.recipient.name === r.name && m.recipient.role === r.role),
+      resend))];
 }
 
 // Runs one decision; shows the server's reason when refused, otherwise redraws the panel.
@@ -246,7 +264,7 @@ function ordersCard(data, run) {
   return h("section.card", h("h2", `Orders (${data.orders.length})`),
     data.orders.length ? h("ul.plain", data.orders.map((o) => h("li.item", { dataset: { order: o.id } },
       h("div.split", h("span.label", `Order ${o.number}: ${o.kinds.map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1]).join(", ")}`), h("span.chip.warn", `Deadline ${fmtDate(o.deadline)}`)),
-      h("p.muted", (o.requirements[0] || {}).text || "")))) : h("p.muted", "No orders on this permit."),
+      h("p.muted", (o.requirements[0] || {}).text || ""), orderDeliveries(data, o, run)))) : h("p.muted", "No orders on this permit."),
     h("form", { onsubmit: issue, novalidate: true }, h("h3", "Issue order"),
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
       field("Requirement", requirement, "What must be done, where."), field("Deadline", deadline), local,

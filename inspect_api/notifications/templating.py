@@ -1,0 +1,73 @@
+"""Rendering a message from its templates (Jinja2, which Flask carries).
+
+Each event has three files in `templates/`: `<event>.subject.txt` (one line), `<event>.txt` (the
+plain-text body) and `<event>.html` (the HTML body); both bodies extend `_layout.txt` / `_layout.html`,
+which print the greeting, the Town's name and contact and the link into the app. Undefined names are
+errors (StrictUndefined): a template asking for something the service did not pass fails the request
+that enqueues it, rather than mailing a blank.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from flask import current_app
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from .. import clock
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    subject: str
+    text: str
+    html: str
+
+
+def long_date(value: date | str | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        value = date.fromisoformat(value)
+    return f"{value:%A}, {value:%B} {value.day}, {value.year}"
+
+
+def local_time(value: datetime | None) -> str:
+    """A moment in the Town's time zone, as people read it: "May 4, 2026 at 2:03 PM EDT"."""
+    if value is None:
+        return ""
+    local = value.astimezone(clock.town_zone())
+    return f"{local:%B} {local.day}, {local.year} at {local:%I:%M %p %Z}".replace(" 0", " ")
+
+
+def money(value: Decimal | str | None) -> str:
+    return "" if value is None else f"${Decimal(value):,.2f}"
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(long_date=long_date, local_time=local_time, money=money)
+    return env
+
+
+_ENV = _environment()
+
+
+def town() -> dict[str, str]:
+    cfg = current_app.config
+    return {"name": cfg.get("TOWN_NAME") or "Town of Fairhaven",
+            "authority": "Stormwater Authority",
+            "contact": cfg.get("TOWN_CONTACT") or ""}
+
+
+def render(event: str, context: dict[str, Any]) -> Rendered:
+    values = {"town": town(), **context}
+    subject = " ".join(_ENV.get_template(f"{event}.subject.txt").render(values).split())
+    return Rendered(subject=subject[:300], text=_ENV.get_template(f"{event}.txt").render(values),
+                    html=_ENV.get_template(f"{event}.html").render(values))
