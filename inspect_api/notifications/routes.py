@@ -23,3 +23,9 @@ class Notifications(MethodView):
         those addressed to them)"""
         messages, total = services.list_notifications(current_user, args)
         return messages, 200, paging.total_header(total)
+
+
+# The user's own choice of optional messages (preference_routes.py) is served beside the evidence.
+from .preference_routes import blp as preferences_blp  # noqa: E402
+
+blueprints = [blp, preferences_blp]
