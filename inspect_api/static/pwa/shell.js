@@ -54,4 +54,5 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/applicant_office.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
+  "/static/pwa/js/screens/account_mail.js",
 ];
