@@ -57,9 +57,11 @@ def send(event: str, record: Any, recipients: Iterable[outbox.Recipient], contex
     written: list[Any] = []
     for recipient in recipients:
         key = (recipient.email or "").strip().lower() or recipient.key
-        if key in seen or not preferences.wants(recipient.user_id, event):
+        if key in seen:
             continue
-        seen.add(key)
+        seen.add(key)  # a user who switched this off is not sent it as a party of the same address either
+        if not preferences.wants(recipient.user_id, event):
+            continue
         path = link(recipient) if link else screen(permit_id, recipient.role if recipient.party_id is None
                                                    else "applicant")
         written += outbox.enqueue(event, record, [recipient], {**context, "role_title": ROLE_TITLES.get(

@@ -229,8 +229,9 @@ def cycle(worker: str | None = None) -> int:
         return 0
     try:
         written = run_pass(day, worker)
-    except Exception:
+    except Exception:  # noqa: BLE001  the day stays undone and the next pass tries again; delivery goes on
         db.session.rollback()
-        raise
+        log.exception("reminder pass for %s failed", day)
+        return 0
     log.info("reminders for %s: %d messages written", day, written)
     return written

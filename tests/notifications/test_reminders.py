@@ -231,3 +231,33 @@ def test_two_workers_on_postgresql_write_and_send_each_reminder_once(app, factor
     received = [mail for _env, mail in server.received() if mail["Subject"].startswith("Reminder: order")]
     assert len(received) == 6 and len({m["Message-ID"] for m in received}) == 6
     assert db.session.scalar(select(func.count()).select_from(ReminderRun)) == 1
+
+
+def test_switched_off_holds_for_the_same_address_as_a_party(client, factory, cast, town):
+    """An owner party with the applicant's own address is the same person: switched off is off."""
+    applicant, app_h, _, _ = cast
+    client.put("/api/v1/me/notification-preferences", headers=app_h,
+               json={"preferences": [{"event": "reminder_finding_due", "enabled": False}]})
+    permit = factory.permit(applicant, status="issued", disturbed_area_sqft=30000,
+                            owner={"name": "Ann Applicant", "email": "ANN@example.org"})
+    make_finding(permit, observed_on=THU)
+    assert reminders.run_pass(THU) == 0 and messages() == []
+
+
+def test_a_failing_pass_leaves_the_day_undone_and_delivery_going(app, factory, cast, town, monkeypatch):
+    from inspect_api.notifications import outbox
+    permit = factory.permit(cast[0], status="issued", disturbed_area_sqft=30000)
+    make_finding(permit, observed_on=THU)
+    outbox.enqueue("application_received", permit, [outbox.Recipient("Pat", "pat@example.org")],
+                   {"permit": permit, "level": "review", "reason": None}, record_type="permit")
+    db.session.commit()
+
+    def broken(day, worker=None):
+        raise RuntimeError("database went away")
+    monkeypatch.setattr(reminders, "run_pass", broken)
+    assert worker.run(once=True).sent == 1
+    assert db.session.get(ReminderRun, THU) is None
+    monkeypatch.undo()
+    TownClock(monkeypatch).set(THU, time(8, 0))
+    app.config["REMINDERS_ENABLED"] = True
+    assert worker.run(once=True).sent == 2  # the next pass runs the day
