@@ -18,7 +18,8 @@ from . import catalogue, outbox, preferences
 SCREENS = {"applicant": "#/permit/{id}", "supervisor": "#/application/{id}", "inspector": "#/site/{id}"}
 DECISIONS = {"approved": "approved", "issued": "issued", "denied": "denied"}
 LEVELS = {"administrative_review": "administrative land disturbance review",
-          "land_disturbance_permit": "land disturbance permit"}
+          "land_disturbance_permit": "land disturbance permit",
+          "exempt": "review of the exemption you claimed", "not_covered": "review of whether the bylaw applies"}
 ROLE_TITLES = {"violator": "violator", "owner": "property owner", "applicant": "applicant",
                "contractor": "contractor"}
 

@@ -82,3 +82,14 @@ def test_exemption_decision_goes_to_the_applicant(client, factory, people):
     [message] = messages("exemption_decided")
     assert message.subject.startswith("Exemption claim B2 rejected")
     assert "The fence regrades the slope" in message.body_text and message.record_id == claim["id"]
+
+
+def test_an_exempt_submission_without_a_number_reads_plainly(client, factory, people):
+    applicant, app_h, _, _ = people
+    permit = factory.permit(applicant, disturbed_area_sqft=30000)
+    client.post(f"/api/v1/permits/{permit.id}/exemptions", json={"kind": "B2", "statement": "Fence"}, headers=app_h)
+    r = _move(client, app_h, permit.id, "submitted")
+    assert r.status_code == 200 and r.get_json()["number"] is None
+    [message] = messages()
+    assert message.subject == f"Your application was received: {permit.site_address}"
+    assert "review of the exemption you claimed" in message.body_text and "not yet assigned" in message.body_text
