@@ -73,6 +73,8 @@ def test_certificate_is_sent_with_its_pdf_and_bond_release_follows(factory, clie
         "phases": [{"phase_id": done.id, "amount": "3000"}]}).get_json()
     refused = client.post(f"/api/v1/bonds/{bond['id']}/releases", json={"kind": "full"}, headers=sup)
     assert refused.status_code == 409 and messages() == []  # R-D3: no certificate yet
+    early = client.post(f"/api/v1/permits/{permit.id}/certificate", json={}, headers=sup)
+    assert early.status_code == 409 and messages() == []  # R-F3: the notice is not accepted yet
     closeout.accepted_notice(permit, headers, sup)
     cert = closeout.certificate(permit, sup)
     assert rows("certificate_issued") == [("ann@example.org", "applicant", "certificate_issued", False, "queued"),
