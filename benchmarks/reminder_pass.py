@@ -81,7 +81,7 @@ def main() -> None:
     moment = datetime.combine(DAY, dtime(8, 0), tzinfo=clock.town_zone()).astimezone(timezone.utc)
     clock.now = lambda: moment  # the pass's own "today" and every timestamp it writes
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=f"sqlite:///{folder}/bench.sqlite3",
+        app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=f"sqlite:///{folder}/bench.sqlite3", INSTANCE_PATH=folder,
                                     STORAGE_URL=Path(folder, "blobs").as_uri()))
         with app.app_context():
             import_models()

@@ -27,8 +27,9 @@ THU = date(2026, 5, 21)  # the day before the Memorial Day weekend
 
 
 @pytest.fixture
-def town(monkeypatch, app):
+def town(monkeypatch, app, tmp_path):
     app.config["REMINDERS_ENABLED"] = True
+    app.config["MAIL_DIR"] = str(tmp_path / "mail")  # a worker run without SMTP_URL writes .eml files
     app.config["PUBLIC_BASE_URL"] = "https://permits.example.org"
     town = TownClock(monkeypatch)
     town.set(THU, time(8, 0))
