@@ -114,9 +114,20 @@ def _certificates(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
 
 
 def _bond_releases(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
+    """R-D2: a phase's share once the phase is complete in compliance; R-D3: the rest of a bond once
+    the certificate of completion is issued."""
+    from ..bonds.models import Bond
     from ..bonds.services import bond_phases_awaiting_release
-    return [(rules.Item("bond_release_waiting", f"{row['bond_id']}", row["completed_on"] or today), {"row": row})
-            for row in bond_phases_awaiting_release()]
+    from ..completion.models import Certificate
+    found = [(rules.Item("bond_release_waiting", row["bond_id"], row["completed_on"] or today),
+              {"row": {**row, "full": False}}) for row in bond_phases_awaiting_release()]
+    for bond, cert in db.session.execute(select(Bond, Certificate).join(
+            Certificate, Certificate.permit_id == Bond.permit_id).where(Bond.released_amount < Bond.amount)
+            .order_by(Bond.id)):
+        row = {"bond_id": bond.id, "permit_id": bond.permit_id, "phase_id": None, "full": True,
+               "amount": bond.amount - bond.released_amount, "certificate": cert.number}
+        found.append((rules.Item("bond_release_waiting", bond.id, cert.issued_on), {"row": row}))
+    return found
 
 
 SOURCES = (_findings, _orders, _final_reports, _cost_windows, _certificates, _bond_releases)
@@ -178,7 +189,7 @@ def _write(item: rules.Item, data: dict[str, Any], today: date) -> list[Any]:
         # One bond may wait on several phases: the key names the phase, so each is reminded.
         return events.send("reminder_bond_release_waiting", bond, _supervisors(),
                            {**common, "permit": permit, "row": row}, permit_id=permit.id,
-                           dedupe_key=f"{key}:{row['phase_id']}", record_type="bond",
+                           dedupe_key=f"{key}:{row['phase_id'] or 'full'}", record_type="bond",
                            link=lambda _r: f"#/closeout/{permit.id}")
     raise ValueError(item.kind)
 

@@ -262,3 +262,25 @@ def test_a_failing_pass_leaves_the_day_undone_and_delivery_going(app, factory, c
     TownClock(monkeypatch).set(THU, time(8, 0))
     app.config["REMINDERS_ENABLED"] = True
     assert worker.run(once=True).sent == 2  # the next pass runs the day
+
+
+def test_full_bond_release_waits_from_the_certificate(client, factory, cast, town):
+    """R-D3: once the certificate is issued, the rest of the security waits for a supervisor."""
+    from ..closeout.conftest import Closeout
+    applicant, app_h, _, sup_h = cast
+    closeout = Closeout(factory, client)
+    permit = closeout.permit("admin", applicant=applicant)
+    bond = client.post("/api/v1/bonds", headers=sup_h, json={
+        "permit_id": permit.id, "form": "cash", "amount": "2500.00", "received_on": "2025-01-02"}).get_json()
+    closeout.accepted_notice(permit, app_h, sup_h)
+    cert = closeout.certificate(permit, sup_h)
+    assert reminders.run_pass(THU) == 0  # issued today: already in front of the office
+    assert reminders.run_pass(date(2026, 5, 22)) == 1
+    [message] = messages("reminder_bond_release_waiting")
+    assert (message.recipient_email, message.record_id) == ("sue@example.org", bond["id"])
+    assert message.subject == f"Waiting for you: release $2,500.00 in full of {permit.number}"
+    assert f"Certificate of completion {cert['number']}" in message.body_text and "R-D3" in message.body_text
+    assert client.post(f"/api/v1/bonds/{bond['id']}/releases", json={"kind": "full"},
+                       headers=sup_h).status_code == 201
+    town.set(date(2026, 5, 26), time(8, 0))
+    assert reminders.run_pass(date(2026, 5, 26)) == 0  # released: nothing waits
