@@ -144,6 +144,11 @@ class Config:
     NOTIFY_BATCH = _int("NOTIFY_BATCH", 20)
     NOTIFY_POLL_SECONDS = _int("NOTIFY_POLL_SECONDS", 5)
 
+    # Reminders (README "Reminders"): the worker runs each Town day's pass once the local hour in
+    # TIMEZONE reaches REMINDER_HOUR (0-23), or at its start if it was down then. Off: REMINDERS=off.
+    REMINDER_HOUR = _int("REMINDER_HOUR", 7)
+    REMINDERS_ENABLED = os.environ.get("REMINDERS", "on").lower() not in ("0", "false", "no", "off")
+
     def check(self) -> None:
         for name in ("JWT_SECRET_KEY", "SECRET_KEY"):
             value = getattr(self, name)
@@ -192,6 +197,8 @@ class TestConfig(DevelopmentConfig):
     RATELIMIT_STORAGE_URI = "memory://"
     RATELIMIT_ENABLED = True
     PASSWORD_HASH_FAST = True  # cheaper argon2 parameters so the suite stays quick
+    # A worker run in a test delivers only; a test of the daily reminders switches them on.
+    REMINDERS_ENABLED = False
 
     def __init__(self, **overrides) -> None:
         super().__init__()

@@ -250,3 +250,33 @@ def test_a_stale_push_is_judged_on_rights_before_versions(sweep, photo_parents, 
         body = assert_error(taken, 403)
         assert body["error"] == "forbidden" and body["errors"]["raised_by"] == [author.id], body
         assert sweep.client.get(f"{API}/{path}/{record_id}", headers=world.h["s"]).get_json()["version"] == current
+
+
+# -- a user's own settings: /me/notification-preferences is the caller's, whoever calls ------------------
+# Each role may switch off only the optional messages it receives (inspectors: none but the always-sent
+# device notice; the office: its reminders), and a change by A is never B's.
+OWN_SWITCH = {"a": "inspection_approved", "b": "inspection_approved", "s": "reminder_certificate_waiting",
+              "i": None, "admin": None}
+
+
+@pytest.mark.parametrize("who", list(OWN_SWITCH))
+def test_notification_preferences_are_the_callers_own(sweep, who):
+    path = f"{API}/me/notification-preferences"
+    mine = sweep.client.get(path, headers=sweep.world.h[who])
+    assert mine.status_code == 200, mine.get_json()
+    assert {a["event"] for a in mine.get_json()["always_sent"]} >= {"device_revoked"}
+    event = OWN_SWITCH[who]
+    if event is None:
+        assert mine.get_json()["preferences"] == []
+        refused = sweep.client.put(path, headers=sweep.world.h[who],
+                                   json={"preferences": [{"event": "inspection_approved", "enabled": False}]})
+        assert assert_error(refused, 422)["errors"] == {"preferences": {"0": {"event": ["Not a message you receive."]}}}
+        return
+    others = {w: sweep.client.get(path, headers=sweep.world.h[w]).get_json() for w in OWN_SWITCH if w != who}
+    changed = sweep.client.put(path, headers=sweep.world.h[who], json={"preferences": [{"event": event, "enabled": False}]})
+    try:
+        assert changed.status_code == 200 and {p["event"]: p["enabled"] for p in changed.get_json()["preferences"]}[
+            event] is False
+        assert {w: sweep.client.get(path, headers=sweep.world.h[w]).get_json() for w in others} == others
+    finally:
+        sweep.client.put(path, headers=sweep.world.h[who], json={"preferences": [{"event": event, "enabled": True}]})

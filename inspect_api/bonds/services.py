@@ -202,6 +202,8 @@ def release_bond(user, bond_id: str, data: dict[str, Any]) -> tuple[BondRelease,
                                                    "phase_id": phase_id, "amount": amount,
                                                    "released_amount": bond.released_amount},
                  actor=user, permit_id=bond.permit_id)
+    from ..notifications import events  # issue 15: the applicant is told, in this transaction
+    events.bond_released(bond, release, user)
     return release, True
 
 

@@ -99,6 +99,8 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
                  actor=user, permit_id=permit.id)
     from ..permits.services import close_permit
     close_permit(permit, user)
+    from ..notifications import events  # issue 15: the certificate, attached, in this transaction
+    events.certificate_issued(cert, permit, user)
     return cert
 
 

@@ -366,7 +366,10 @@ def decide_protest(user, record: CostRecovery, data: dict[str, Any]) -> CostReco
     before = _plain(cost_recovery_view(record))
     record.decision, record.decided_on, record.decided_amount = data["decision"], decided_on, amount
     record.decision_reason, record.decided_by = data.get("reason"), user.id
-    return _save(user, record, before, "cost_recovery.decision")
+    record = _save(user, record, before, "cost_recovery.decision")
+    from ..notifications import events  # issue 15: each protester is told the decision
+    events.protest_decided(record, user)
+    return record
 
 
 def add_payment(user, record: CostRecovery, data: dict[str, Any]) -> CostRecovery:

@@ -262,6 +262,8 @@ def create_citation(user, data: dict[str, Any]) -> tuple[Citation, bool]:
     db.session.flush()
     audit.record("citation.create", "citation", record.id, dump_citation(record), actor=user,
                  permit_id=record.permit_id)
+    from ..notifications import events  # issue 15, R-P2: the cited person is sent the citation
+    events.citation_written(record, user)
     return record, True
 
 

@@ -109,6 +109,9 @@ def review_inspection(user, record: Inspection, data: dict[str, Any], expected_v
     db.session.flush()
     audit.record(f"inspection.{decision}", "inspection", record.id, audit.diff(before, _dump(record)),
                  actor=user, permit_id=record.permit_id)
+    if decision == "approved":
+        from ..notifications import events  # issue 15: findings to the applicant and owner
+        events.inspection_approved(record, user)
     return record
 
 

@@ -20,3 +20,8 @@ def worker_command(once: bool) -> None:
 
 
 commands = [worker_command]
+
+# `inspect-api reminders run` (reminders_cli.py) is registered beside the worker.
+from .reminders_cli import commands as _reminder_commands  # noqa: E402
+
+commands += _reminder_commands

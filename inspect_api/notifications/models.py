@@ -81,3 +81,7 @@ class Notification(db.Model):
     def recipient(self) -> dict[str, Any]:
         return {"name": self.recipient_name, "email": self.recipient_email, "role": self.recipient_role,
                 "user_id": self.recipient_user_id, "party_id": self.recipient_party_id}
+
+
+# Preferences and reminder runs (reminder_models.py) share this domain's metadata.
+from .reminder_models import NotificationPreference, ReminderRun  # noqa: E402,F401

@@ -33,3 +33,9 @@ class Notifications(MethodView):
 def resend(notification_id):
     """Send a failed message again, as a new message to the recipient's address as it is now (supervisor)"""
     return services.resend(current_user, services.get_notification(current_user, notification_id)), 201
+
+
+# The user's own choice of optional messages (preference_routes.py) is served beside the evidence.
+from .preference_routes import blp as preferences_blp  # noqa: E402
+
+blueprints = [blp, preferences_blp]

@@ -186,7 +186,7 @@ def run(once: bool = False, echo: Callable[[str], None] = print) -> Tally:
     finishing the message in hand before it stops."""
     worker = worker_name()
     if once:
-        run_hooks()
+        run_hooks()  # e.g. the day's reminders, so a cron `--once` delivers them too
         return drain(worker)
     stopping = {"now": False}
 
@@ -214,3 +214,9 @@ def run(once: bool = False, echo: Callable[[str], None] = print) -> Tally:
                 break
             time.sleep(0.1)
     return total
+
+
+# The daily reminders (reminders.py) run on every pass; they decide themselves whether a day's is due.
+from . import reminders as _reminders  # noqa: E402
+
+CYCLE_HOOKS.append(_reminders.cycle)

@@ -145,4 +145,6 @@ def decide_exemption(user: User, permit: Permit, claim: PermitExemption, decisio
     audit.record("exemption.decide", "exemption", claim.id, {"status": ["claimed", decision], "reason": reason},
                  actor=user, permit_id=permit.id)
     _recompute(permit, user, "permit.determination")
+    from ..notifications import events  # issue 15: the claimant is told, in this transaction
+    events.exemption_decided(permit, claim, user)
     return claim

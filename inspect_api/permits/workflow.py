@@ -101,7 +101,10 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
     elif to in DATED_MOVES:
         setattr(permit, DATED_MOVES[to], day)
         extra[DATED_MOVES[to]] = day
-    return _move(permit, user, to, reason, extra)
+    moved = _move(permit, user, to, reason, extra)
+    from ..notifications import events  # issue 15: received / decided, in this transaction
+    events.permit_moved(moved, to, reason, user)
+    return moved
 
 
 def close_permit(permit: Permit, actor: User | None, reason: str | None = None) -> Permit:

@@ -132,10 +132,14 @@ def revoke_device(actor, device_id: str) -> Device:
         device = Device(id=device_id, user_id=owner, name=_session_device_name(device_id, search=True),
                         first_seen=clock.now())
         db.session.add(device)
-    if device.revoked_at is None:
+    newly = device.revoked_at is None
+    if newly:
         device.revoked_at, device.revoked_by = clock.now(), actor.id
     ended = revoke_sessions(device_id=device_id)
     db.session.flush()
     audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},
                  actor=actor)
+    if newly:
+        from ..notifications import events  # issue 15: a security notice to the device's user
+        events.device_revoked(device, actor)
     return device

@@ -1,7 +1,7 @@
 """notification outbox: one row per message, its rendered content, attachments' SHA-256 and delivery evidence
 
 Revision ID: 29acfd789e92
-Revises: d5a2b8c3e701
+Revises: e7b3c1d9a402
 Create Date: 2026-12-01 18:45:37.604426
 
 """
@@ -13,7 +13,7 @@ from inspect_api.db import UTCDateTime
 
 # revision identifiers, used by Alembic.
 revision = '29acfd789e92'
-down_revision = 'd5a2b8c3e701'
+down_revision = 'e7b3c1d9a402'
 branch_labels = None
 depends_on = None
 

@@ -58,4 +58,5 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/office_cases.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
+  "/static/pwa/js/screens/account_mail.js",
 ];

@@ -6,6 +6,7 @@ import { meta } from "../db.js";
 import { appVersion, workerVersion } from "../swclient.js";
 import * as outbox from "../outbox.js";
 import { go } from "../router.js";
+import { mailCard } from "./account_mail.js";
 
 const ROLE_TEXT = { inspector: "Inspector", supervisor: "Supervisor", applicant: "Applicant", admin: "Administrator" };
 
@@ -42,7 +43,8 @@ export async function accountScreen(main) {
             + "the browser may delete work that has not been sent yet."),
           h("p", "What to do: sync whenever you have a connection (the bar at the top says what waits to be sent), "
             + "and install the app to the home screen: installed apps are kept.")) : null,
-        h("p.hint", "Install the app from the browser menu (“Install app” or “Add to Home Screen”) to open it like any other app."))));
+        h("p.hint", "Install the app from the browser menu (“Install app” or “Add to Home Screen”) to open it like any other app.")),
+      mailCard()));
 }
 
 async function askLogout(box) {
