@@ -249,3 +249,27 @@ def test_a_pulled_record_pushed_again_as_a_create_is_a_duplicate(site, entity):
     result = tablet.push([create(entity, data, record_id)])[0]
     assert result["status"] == "rejected" and result["error"] == "read_only", (field, result)
     assert list(result["errors"]) == [field]
+
+
+def test_taking_the_devices_version_applies_only_what_it_may_write(site):
+    """A stale record sent back whole is a conflict; its device copy differs from the server in
+    read-only fields too (the order's status moved on). Taking the device's version applies the
+    editable fields it changed, never the read-only ones it held."""
+    order_id = _order(site)
+    tablet = site.tablet(site.supervisor)
+    data = _pulled(site, tablet, "order", order_id)
+    moved = site.client.post(f"{API}/orders/{order_id}/status", json={"to": "complied", "version": data["version"]},
+                             headers=site.headers(site.supervisor))
+    assert moved.status_code == 200, moved.get_json()
+    data["referral_note"] = "Sent to counsel"
+
+    result = tablet.push([edit("order", order_id, data["version"], data)])[0]
+    assert result["status"] == "conflict", result
+    conflict = site.client.get(f"{API}/sync/conflicts/{result['conflict_id']}", headers=site.headers(site.supervisor))
+    assert {"referral_note", "status"} <= set(conflict.get_json()["fields"])
+
+    resolved = site.client.post(f"{API}/sync/conflicts/{result['conflict_id']}/resolve",
+                                json={"resolution": "take_device"}, headers=site.headers(site.supervisor))
+    assert resolved.status_code == 200, resolved.get_json()
+    record = resolved.get_json()["record"]
+    assert (record["referral_note"], record["status"]) == ("Sent to counsel", "complied")
