@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, pre_load, validate
 
 CENT = Decimal("0.01")
 MONEY_INTEGER_DIGITS = 12
@@ -158,3 +158,13 @@ class RecordFieldsSchema(Schema):
     created_by = fields.String(dump_only=True, allow_none=True)
     device_id = fields.String(dump_only=True, allow_none=True)
     device_created_at = fields.AwareDateTime(dump_only=True, allow_none=True)
+
+
+class EditSchema(Schema):
+    """The update schema of a record devices sync: a PATCH may send back the record as GET gave it,
+    read-only fields and all, with the fields it edits changed (records.patch_as_sent_back)."""
+
+    @pre_load
+    def _sent_back(self, data, **_kwargs):
+        from .records import patch_as_sent_back
+        return patch_as_sent_back(self, data)

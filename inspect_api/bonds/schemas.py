@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import Money, RecordFieldsSchema
+from ..schemas import EditSchema, Money, RecordFieldsSchema
 from .rules import FORMS, RELEASE_KINDS
 from ..paging import PageArgs
 
@@ -16,7 +16,7 @@ class BondPhaseShareInSchema(Schema):
     amount = Money(required=True, minimum=POSITIVE)
 
 
-class BondUpdateSchema(Schema):
+class BondUpdateSchema(EditSchema):
     form = fields.String(validate=validate.OneOf(FORMS))
     form_description = fields.String(validate=validate.Length(max=200), allow_none=True,
                                      metadata={"description": "What the security is when the form is `other`"})

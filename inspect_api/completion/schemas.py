@@ -4,7 +4,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from ..paging import PageArgs
-from ..schemas import RecordFieldsSchema
+from ..schemas import EditSchema, RecordFieldsSchema
 from .rules import CONTROL_KINDS, DECISIONS, DOCUMENT_KINDS, NOTICE_STATUSES, REPORT_STATUSES
 
 _text = validate.Length(max=20_000)
@@ -33,7 +33,7 @@ class _CloseoutRecordOut(RecordFieldsSchema):
 
 
 # -- completion notices (R-F1) -----------------------------------------------------------------------------
-class CompletionNoticeUpdateSchema(Schema):
+class CompletionNoticeUpdateSchema(EditSchema):
     statement = fields.String(validate=validate.Length(min=1, max=20_000))
     photo_ids = fields.List(fields.UUID(), validate=validate.Length(min=1, max=200),
                             metadata={"description": "Photos of the completed work (at least one); a photo not "

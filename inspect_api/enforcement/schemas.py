@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from ..paging import PageArgs
 from .. import clock
-from ..schemas import Money, RecordFieldsSchema
+from ..schemas import EditSchema, Money, RecordFieldsSchema
 from . import rules
 
 NOTE = validate.Length(max=8000)
@@ -68,7 +68,7 @@ class OrderCreateSchema(Schema):
     issuer_title = _issuer_title
 
 
-class OrderUpdateSchema(Schema):
+class OrderUpdateSchema(EditSchema):
     version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
     kinds = _kinds
     requirements = fields.List(fields.Nested(OrderRequirementSchema), validate=validate.Length(min=1, max=50))

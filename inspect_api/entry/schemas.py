@@ -5,6 +5,7 @@ from datetime import timezone
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import EditSchema
 from ..paging import PageArgs
 from .rules import ACTIVITIES, BASES
 
@@ -64,7 +65,7 @@ class EntryAuthorizationCreateSchema(Schema):
     device_created_at = fields.AwareDateTime(allow_none=True)
 
 
-class EntryAuthorizationUpdateSchema(Schema):
+class EntryAuthorizationUpdateSchema(EditSchema):
     version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
     basis = fields.String(validate=validate.OneOf(BASES))
     granted_by_name = fields.String(validate=_text)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import GpsFixSchema
+from ..schemas import EditSchema, GpsFixSchema
 from ..paging import PageArgs
 from ..entry.schemas import FieldRecordSchema, UTCInstant
 from .models import FINDING_KINDS, INSPECTION_KINDS, INSPECTION_STATUSES, SEVERITIES
@@ -69,7 +69,7 @@ class InspectionCreateSchema(_InspectionFields):
     device_created_at = fields.AwareDateTime(allow_none=True)
 
 
-class InspectionUpdateSchema(_InspectionFields):
+class InspectionUpdateSchema(EditSchema, _InspectionFields):
     version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
 
 
@@ -159,7 +159,7 @@ class FindingCreateSchema(Schema):
     device_created_at = fields.AwareDateTime(allow_none=True)
 
 
-class FindingUpdateSchema(Schema):
+class FindingUpdateSchema(EditSchema):
     version = fields.Integer()
     severity = fields.String(validate=validate.OneOf(SEVERITIES))
     required_action = fields.String(allow_none=True, validate=_long)

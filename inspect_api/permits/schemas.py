@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
-from ..schemas import Money
+from ..schemas import EditSchema, Money
 from ..paging import PageArgs
 from . import rules
 from .geo import polygon_problem
@@ -134,7 +134,7 @@ class OwnerPatchSchema(OwnerSchema):
     name = fields.String(validate=validate.Length(min=1, max=200))
 
 
-class PermitUpdateSchema(_LuhpplCheck, Schema):
+class PermitUpdateSchema(_LuhpplCheck, EditSchema):
     version = fields.Integer(metadata={"description": "The version edited (or send If-Match)"})
     site = fields.Nested(SitePatchSchema)
     owner = fields.Nested(OwnerPatchSchema)

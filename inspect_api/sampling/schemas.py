@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import GpsFixSchema
+from ..schemas import EditSchema, GpsFixSchema
 from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
@@ -70,7 +70,7 @@ class SampleCreateSchema(SampleWritable):
     device_created_at = fields.AwareDateTime(allow_none=True)
 
 
-class SampleUpdateSchema(SampleWritable):
+class SampleUpdateSchema(EditSchema, SampleWritable):
     version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
 
 

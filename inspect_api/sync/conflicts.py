@@ -18,7 +18,7 @@ from ..auth.models import User
 from ..errors import ApiError, Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..records import check_version, expected_version
+from ..records import check_version, editable_keys, expected_version, settle_read_only, stored_form
 from . import registry, rights, rules
 from .models import Device, SyncConflict
 
@@ -88,13 +88,21 @@ def _check_author(adapter: registry.EntityAdapter, conflict: SyncConflict, recor
                         f"({refused.message})", errors={"raised_by": [conflict.user_id], **refused.errors})
 
 
-def _changes(conflict: SyncConflict, body: dict[str, Any]) -> dict[str, Any]:
+def _changes(adapter: registry.EntityAdapter, conflict: SyncConflict, record, body: dict[str, Any]) -> dict[str, Any]:
     if body["resolution"] == "take_device":
-        return rules.update_payload(rules.take_device_changes(conflict.device_data, conflict.fields))
+        # The device's change is what it may write: its older copy of read-only fields (a review
+        # comment, the findings) is not part of it.
+        editable = editable_keys(adapter.update_schema) if adapter.update_schema is not None else set()
+        return {k: v for k, v in rules.update_payload(rules.take_device_changes(conflict.device_data, conflict.fields))
+                .items() if k in editable}
     data = body.get("data")
     if not data:
         raise ValidationFailed("A merge needs the merged fields in `data`.", errors={"data": ["Required for merge."]})
-    return rules.update_payload(data)
+    data = rules.update_payload(data)
+    if adapter.update_schema is None:
+        return data
+    return settle_read_only(data, stored_form(adapter.dump, record), adapter.update_schema,
+                            clock_fields=adapter.clock_fields, dropped_if_absent=rules.BOOKKEEPING)
 
 
 def _apply(user, adapter: registry.EntityAdapter, conflict: SyncConflict, body: dict[str, Any], expected: int | None):
@@ -108,7 +116,7 @@ def _apply(user, adapter: registry.EntityAdapter, conflict: SyncConflict, body: 
             raise ApiError("This record cannot be deleted.", error="delete_not_allowed", code=405)
         adapter.delete(user, record, expected)
         return record
-    changes = _changes(conflict, body)
+    changes = _changes(adapter, conflict, record, body)
     if not changes:
         return record
     if adapter.update is None or adapter.update_schema is None:

@@ -2,7 +2,8 @@
 
 An upsert's data is its snapshot (sync_snapshots) when the snapshot was taken at the same feed
 number, spliced in as stored; otherwise the record is loaded (one query per entity for the page)
-and dumped live. Either way the domain's own visible_<plural> decides first whether the caller may
+and dumped live. Entities whose dump depends on the Town's clock (adapter.clock_fields) are always
+dumped live, so pull and GET agree on every flag computed from today. Either way the domain's own visible_<plural> decides first whether the caller may
 see it; one it may not see (an applicant and a draft inspection) is left out. A delete carries no data.
 """
 from __future__ import annotations
@@ -36,6 +37,14 @@ def _data(user, entity: str, wanted: dict[str, tuple[int, int]]) -> dict[str, tu
     """record id -> (version, data as JSON text) for the records of `entity` the caller may see."""
     adapter = registry.get(entity)
     out, live = {}, []
+    if adapter.clock_fields:
+        # Its dump holds values computed from the Town's clock (an order overdue since its deadline
+        # passed): a snapshot taken at an earlier commit would serve them stale, so pull dumps it now,
+        # exactly as GET does.
+        live = list(wanted)
+        for record_id, record in adapter.load_visible(user, live).items():
+            out[record_id] = (record.version, to_json(adapter.dump(record)))
+        return out
     snaps = _visible_snapshots(user, adapter, list(wanted))
     for record_id, (version, seq) in wanted.items():
         snap = snaps.get(record_id)

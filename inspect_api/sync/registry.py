@@ -37,6 +37,10 @@ class EntityAdapter:
     create_schema: Any = None
     update_schema: Any = None
     not_pushed: str | None = None  # why devices may not push this entity, if they may not
+    # Values of the dump computed from the Town's clock (today's date or now), as `field` or
+    # `list_field.item_field`: pull dumps such records live, never from a snapshot taken on an earlier
+    # day, and a device sending back its older copy of them is not refused (records.settle_read_only).
+    clock_fields: tuple[str, ...] = ()
     load_options: tuple = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -147,6 +151,10 @@ def adapters() -> dict[str, EntityAdapter]:
 
 def get(entity: str) -> EntityAdapter | None:
     return adapters().get(entity)
+
+
+def for_model(model: type) -> EntityAdapter | None:
+    return next((a for a in adapters().values() if a.model is model), None)
 
 
 def entities(*scopes: str) -> list[str]:

@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
+from ..records import editable_keys, settle_read_only, stored_form
 from . import registry, rights, rules
 from .devices import touch_device
 from .models import SyncConflict, SyncMutation
@@ -235,7 +236,15 @@ def _create(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
         except NotFound:
             raise Conflict("A record you cannot see already has this id; give the new record another id.",
                            error="id_taken") from None
-    data = adapter.create_schema.load(rules.create_payload(m.record_id, m.data))
+    payload = rules.create_payload(m.record_id, m.data)
+    if existing is not None:
+        # A device that lost its outbox (a reset) sends back what it pulled as creates: read-only
+        # fields are compared like an edit's, and a record sent exactly as stored is a duplicate.
+        changed = _settled(adapter, existing, payload, adapter.create_schema, drop_unchanged=True)
+        if not changed:
+            return Outcome("duplicate", version=existing.version)
+        payload = {key: value for key, value in payload.items() if key in editable_keys(adapter.create_schema)}
+    data = adapter.create_schema.load(payload)
     try:
         result = adapter.create(user, data)
     except Conflict as exc:
@@ -253,12 +262,26 @@ def _update(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
     record = adapter.get(user, m.record_id)
     _check_rights(user, adapter, record, m)
     _check_base(record, m)
-    data = adapter.update_schema.load(rules.update_payload(m.data))
+    edit = {k: v for k, v in m.data.items() if k not in rules.CREATE_ONLY}
+    data = adapter.update_schema.load(_settled(adapter, record, edit, adapter.update_schema))
     try:
         record = adapter.update(user, record, data, m.base_version)
     except VersionConflict as exc:
         raise _ConflictFound("version_conflict", exc.message) from None
     return Outcome("applied", version=record.version)
+
+
+def _settled(adapter: registry.EntityAdapter, record: Any, data: dict[str, Any], schema: Any, *,
+             drop_unchanged: bool | None = None) -> dict[str, Any]:
+    """The pushed fields the schema takes, when the device sent the record back as pull gave it:
+    read-only fields equal to the stored record are ignored, others rejected `read_only` naming them
+    (records.settle_read_only). A create of a new id has no stored record: the schema judges alone
+    (a field it does not take is an unknown field)."""
+    if record is None:
+        return data
+    return settle_read_only(data, stored_form(adapter.dump, record), schema, clock_fields=adapter.clock_fields,
+                            dropped_if_absent=rules.BOOKKEEPING,
+                            drop_unchanged=schema is adapter.update_schema if drop_unchanged is None else drop_unchanged)
 
 
 def _delete(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:

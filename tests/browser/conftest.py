@@ -93,9 +93,9 @@ def new_context(browser, request):
                 if msg.type == "error" and "Content Security Policy" in msg.text else None)
 
     def make(viewport=TABLET_LANDSCAPE, **kwargs):
+        kwargs.setdefault("timezone_id", "America/New_York")  # a test may set the device elsewhere
         context = browser.new_context(viewport=viewport, geolocation=HERE, permissions=["geolocation"],
-                                      service_workers="allow", device_scale_factor=1, locale="en-US",
-                                      timezone_id="America/New_York", **kwargs)
+                                      service_workers="allow", device_scale_factor=1, locale="en-US", **kwargs)
         context.set_default_timeout(15000)
         context.on("page", watch)
         contexts.append(context)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -235,8 +236,11 @@ def test_patch_validates_units_too(site, client):
                                                                                  "unit": "SU"}]},
                      headers=site.headers)
     assert r.status_code == 422 and "0" in r.get_json()["errors"]["parameters"]
+    # permit_id is read-only: sent back as stored it is ignored, another one is refused naming it
+    r = client.patch(f"{URL}/{body['id']}", json={"version": 1, "permit_id": str(uuid.uuid4())}, headers=site.headers)
+    assert r.status_code == 422 and r.get_json()["error"] == "read_only" and list(r.get_json()["errors"]) == ["permit_id"]
     r = client.patch(f"{URL}/{body['id']}", json={"version": 1, "permit_id": site.permit.id}, headers=site.headers)
-    assert r.status_code == 422 and "permit_id" in r.get_json()["errors"]
+    assert r.status_code == 200 and r.get_json()["permit_id"] == site.permit.id
 
 
 def test_lab_holding_time_runs_until_analysed(site, client):

@@ -30,6 +30,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/rules/workdays.js",
   "/static/pwa/js/rules/program.js",
   "/static/pwa/js/ui/delivery.js",
+  "/static/pwa/js/rules/town.js",
   "/static/pwa/js/ui/nav.js",
   "/static/pwa/js/ui/photos.js",
   "/static/pwa/js/ui/files.js",

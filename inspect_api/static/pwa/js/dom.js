@@ -1,6 +1,8 @@
 // DOM helpers. Everything is built with createElement and textContent: no innerHTML with data, no
 // inline style or script (the Content-Security-Policy forbids both).
 
+import { TOWN_ZONE, fmtTownDate, townDate } from "./rules/town.js";
+
 // h("button.primary", {type: "button", onclick: fn, "aria-label": "..."}, "text", child, [children])
 export function h(tag, attrs, ...children) {
   const [name, ...classes] = tag.split(".");
@@ -64,14 +66,12 @@ export function uuid() {
   return crypto.randomUUID();
 }
 
-const dateFmt = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" });
-const timeFmt = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
+// Dates and times are shown on the Town's clock (rules/town.js), whatever zone the device is set to.
+const timeFmt = new Intl.DateTimeFormat("en-US", { timeZone: TOWN_ZONE, month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
 
 export function fmtDate(value) {
-  if (!value) return "—";
-  // A bare YYYY-MM-DD is a calendar date: show it as written, not shifted by the time zone.
-  const d = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(value + "T12:00:00") : new Date(value);
-  return Number.isNaN(d.getTime()) ? String(value) : dateFmt.format(d);
+  // A bare YYYY-MM-DD is a calendar date: shown as written, not shifted by any time zone.
+  return fmtTownDate(value);
 }
 
 export function fmtTime(value) {
@@ -93,16 +93,17 @@ export function nowIso() {
   return new Date().toISOString();
 }
 
+// The Town's calendar day of an instant (today without one): the day a deadline, an observation or a
+// default date is counted on, as the server counts it (R-I4).
 export function localDate(d = new Date()) {
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return townDate(d);
 }
 
 // The value for <input type=datetime-local> in the device's zone, and back to RFC 3339.
 export function toLocalInput(iso) {
   const d = iso ? new Date(iso) : new Date();
   const pad = (n) => String(n).padStart(2, "0");
-  return `${localDate(d)}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 export function fromLocalInput(value) {

@@ -12,6 +12,7 @@ import { costNoticesCard } from "./costs.js";
 import { statusChip, pendingChip, ceaseWarning, commencementNotice, partiesCard } from "./site.js";
 import { listAll } from "../api.js";
 import { myNotices } from "../ui/delivery.js";
+import { findingOverdue, orderStatus } from "../rules/town.js";
 
 const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
 
@@ -37,9 +38,9 @@ export function dueItems(permit, notices, findings, orders) {
   if (s === "work_complete" && level === "land_disturbance_permit" && permit.work_completed_on) {
     due.push({ text: "Final report with the stamped as-built plan (R-F2).", on: addYears(permit.work_completed_on, 2) });
   }
-  for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: f.overdue });
-  for (const o of orders.filter((x) => ["open", "overdue"].includes(x.status))) {
-    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: o.status === "overdue" });
+  for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: findingOverdue(f) });
+  for (const o of orders.filter((x) => orderStatus(x) === "open" || orderStatus(x) === "overdue")) {
+    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: orderStatus(o) === "overdue" });
   }
   return due;
 }

@@ -10,6 +10,7 @@ import { DOCUMENT_KINDS, requiredDocuments, exemptionEvidence, documentItem } fr
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import * as store from "../store.js";
+import { findingOverdue, orderStatus } from "../rules/town.js";
 
 const ONLINE_ONLY = "Adding documents and claims needs a connection to the office server; everything else here works offline.";
 const OPEN_FOR_PAPERS = ["draft", "submitted", "under_review"];
@@ -149,13 +150,13 @@ export function townAsksSection(records) {
   // card of their own (costs.js), read from the office server.
   for (const o of records.orders.filter((x) => ["open", "overdue"].includes(x.status))) {
     rows.push(h("li.item", { dataset: { order: o.id } },
-      h("div.split", h("span.label", `Order ${o.number || ""}`), h(`span.chip.${o.status === "overdue" ? "bad" : "warn"}`, `Comply by ${fmtDate(o.deadline)}`)),
+      h("div.split", h("span.label", `Order ${o.number || ""}`), h(`span.chip.${orderStatus(o) === "overdue" ? "bad" : "warn"}`, `Comply by ${fmtDate(o.deadline)}`)),
       (o.requirements || []).map((r) => h("p", r.text)),
-      h("p.hint", `${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ")} · ${label(o.status || "open")}`)));
+      h("p.hint", `${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ")} · ${label(orderStatus(o) || "open")}`)));
   }
   for (const f of records.findings.filter((x) => x.status === "open")) {
     rows.push(h("li.item", { dataset: { finding: f.id } },
-      h("div.split", h("span.label", f.description || "Finding"), h(`span.chip.${f.overdue ? "bad" : "warn"}`, `${f.overdue ? "Overdue since" : "Correct by"} ${fmtDate(f.due_on)}`)),
+      h("div.split", h("span.label", f.description || "Finding"), h(`span.chip.${findingOverdue(f) ? "bad" : "warn"}`, `${findingOverdue(f) ? "Overdue since" : "Correct by"} ${fmtDate(f.due_on)}`)),
       f.required_action ? h("p", "What to do: ", f.required_action) : null));
   }
   return h("section.card", { "data-test": "town-asks" }, h("h2", "What the Town asks of you"),

@@ -11,6 +11,7 @@ import { uuid } from "../dom.js";
 import { go } from "../router.js";
 import { PARAMETERS } from "../rules/samples.js";
 import { securityText } from "./office_cases.js";
+import { findingOverdue } from "../rules/town.js";
 
 // "Turbidity 120 NTU", "pH 9.1 SU": the parameter's name in words, not its key.
 export function readingText(p) {
@@ -78,7 +79,7 @@ function eaRow(ea, permitId) {
 function findingRow(f) {
   return h("li.item",
     h("div.split", h("span.label", f.description || label(f.kind)),
-      h("span", f.overdue ? h("span.chip.bad", "Overdue") : null, " ", h("span.chip.warn", `Due ${fmtDate(f.due_on)}`))),
+      h("span", findingOverdue(f) ? h("span.chip.bad", { "data-test": "overdue" }, "Overdue") : null, " ", h("span.chip.warn", `Due ${fmtDate(f.due_on)}`))),
     f.required_action ? h("p.muted", f.required_action) : null);
 }
 
