@@ -196,6 +196,13 @@ def seed_assignments(ctx: DemoContext) -> None:
 
 
 # ---- the command --------------------------------------------------------------------------------
+def demo_instance() -> Path:
+    """The demo's folder is the app's own instance folder (INSTANCE_PATH, else ./instance), so its
+    database, its blobs and the .eml files of its mail all land in one place."""
+    from .config import DevelopmentConfig, instance_path
+    return instance_path(DevelopmentConfig.INSTANCE_PATH)
+
+
 def _demo_app(instance: Path, url: str | None = None):
     from . import create_app
     from .config import DevelopmentConfig
@@ -242,11 +249,10 @@ def demo(host: str, port: int, password: str | None) -> None:
     import flask_migrate
 
     from .auth.passwords import password_problems
-    from .config import instance_path
     if password and password_problems(password):
         # The demo accounts follow the same password rule as real ones (NIST SP 800-63B).
         raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
-    instance = instance_path()
+    instance = demo_instance()
     _fresh_files(instance)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     app = _demo_app(instance, url)

@@ -24,3 +24,20 @@ def test_instance_path_defaults_to_the_working_directory_not_the_package(tmp_pat
     assert not Path(app.instance_path).is_relative_to(package)
     # Database and storage are configured: nothing needs the folder, so it is not made.
     assert not (tmp_path / "instance").exists()
+
+
+def test_the_demo_keeps_its_database_blobs_and_mail_in_the_configured_instance_folder(tmp_path, monkeypatch):
+    from inspect_api import demo
+    from inspect_api.config import DevelopmentConfig
+    folder, elsewhere = tmp_path / "town-demo", tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(DevelopmentConfig, "INSTANCE_PATH", str(folder))
+    instance = demo.demo_instance()
+    assert instance == folder.resolve()
+    app = demo._demo_app(instance, "http://127.0.0.1:5000/")
+    # One folder for everything the demo writes: its database, its blobs and the .eml files of its mail.
+    assert app.instance_path == str(folder.resolve())
+    assert app.config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{folder.resolve() / 'demo.sqlite3'}"
+    assert app.config["STORAGE_URL"] == (folder.resolve() / "demo-blobs").as_uri()
+    assert not (elsewhere / "instance").exists()
