@@ -65,8 +65,9 @@ def list_entries(args: dict[str, Any]) -> tuple[list[AuditEntry], int]:
 
 
 def record(action: str, record_type: str, record_id: str, changes: dict[str, Any] | None = None, *,
-           actor: Any = None, device_id: str | None = None, permit_id: str | None = None) -> AuditEntry:
-    """Add one audit row to the current transaction (it commits or rolls back with the change)."""
+           actor: Any = None, device_id: str | None = None, permit_id: str | None = None) -> AuditEntry | None:
+    """Add one audit row to the current transaction (it commits or rolls back with the change).
+    Inside deferred() the row is held and written with the batch's others (and None is returned)."""
     if actor is None and has_request_context():
         from flask_jwt_extended import current_user
         try:
@@ -85,7 +86,7 @@ def record(action: str, record_type: str, record_id: str, changes: dict[str, Any
     if held is not None:
         values.update(id=new_id(), at=clock_now())
         held.append((db.session().get_nested_transaction(), values))
-        return AuditEntry(**values)  # the row as it will be written; not added to the session
+        return None  # nothing to hand back: the row exists only once write_deferred() inserts it
     entry = AuditEntry(**values)
     db.session.add(entry)
     return entry
