@@ -150,11 +150,14 @@ def _touch_children(session: Session) -> None:
                 changes.touch_row(Finding, finding_id, permit_id, session)
                 parents.append(("finding", str(finding_id)))
             parents += [("inspection", i) for i in submitted]
-        for start in range(0, len(parents), 400):
-            chunk = parents[start:start + 400]
-            condition = sa.or_(*[sa.and_(Photo.parent_type == kind, Photo.parent_id == pid) for kind, pid in chunk])
-            for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(condition)):
-                changes.touch_row(Photo, photo_id, permit_id, session)
+        by_kind: dict[str, list[str]] = {}
+        for kind, pid in parents:
+            by_kind.setdefault(kind, []).append(pid)
+        for kind, ids in by_kind.items():  # one IN list per kind, not an OR of a pair per parent
+            for start in range(0, len(ids), 400):
+                for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(
+                        Photo.parent_type == kind, Photo.parent_id.in_(ids[start:start + 400]))):
+                    changes.touch_row(Photo, photo_id, permit_id, session)
 
 
 # insert=True: ahead of the change feed's and the snapshots' commit hooks, which number what this touches.

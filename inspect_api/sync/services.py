@@ -75,6 +75,9 @@ def push(user, body: dict[str, Any]) -> dict[str, Any]:
     if len(mutations) > limit:
         raise PayloadTooLarge(f"At most {limit} mutations per push; send the rest in another batch.",
                               errors={"mutations": [f"{len(mutations)} sent, at most {limit} allowed."]})
+    # The route hands over flask-jwt's current_user proxy; each attribute read through it looks the
+    # user up again, and a batch reads user.id and user.role about ten times per mutation.
+    user = user._get_current_object() if hasattr(user, "_get_current_object") else user
     device = touch_device(user, body["device_id"], pushed=True, app_version=body.get("app_version"),
                           pending_count=body.get("pending_count"))
     g.device_id = device.id  # services and the audit log take the device from here
@@ -177,8 +180,9 @@ class _Batch:
             return
         table = SyncMutation.__table__
         insert = (pg_insert if db.session.get_bind().dialect.name == "postgresql" else sqlite_insert)(table)
+        now = clock.now()
         rows = [{"mutation_id": mid, "device_id": self.device_id, "user_id": self.user.id, "entity": m.entity,
-                 "record_id": m.record_id, "op": m.op, "status": "rejected", "error": "pending", "at": clock.now()}
+                 "record_id": m.record_id, "op": m.op, "status": "rejected", "error": "pending", "at": now}
                 for mid, m in sorted(wanted.items())]
         # One executemany (batched into multi-row INSERTs by SQLAlchemy); RETURNING names the rows made.
         result = db.session.execute(insert.on_conflict_do_nothing().returning(table.c.mutation_id), rows)
