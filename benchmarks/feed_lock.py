@@ -11,11 +11,15 @@ create: INSERT the record, INSERT its audit row, take a feed number, INSERT the 
 Modes, each run for the same time against a throwaway database on the server:
 
   counter    the number from the counter row, as the app does today;
-  sequence   the number from a PostgreSQL sequence (nextval takes no lock a writer waits on), and the
-             transaction id beside it (pg_current_xact_id), as a watermark design would store it;
+  watermark  the number from the transaction's own id (pg_current_xact_id() * 2**20), no lock, as
+             SYNC_FEED_NUMBERING = "watermark" numbers (inspect_api/changes.py); a reader keeps up
+             meanwhile, reading the watermark and the feed below it as pull does;
+  sequence   the number from a PostgreSQL sequence and no watermark (the reader pages up to the
+             highest number it sees): fast, and it shows what the watermark is for, as the reader
+             misses the changes whose numbers were taken before a later one became visible;
   none       no feed row at all: what the same transactions cost without any feed (the ceiling).
 
-It prints commits per second per mode and the ratio counter / sequence. The machine is shared and
+It prints commits per second per mode and the ratio counter / watermark. The machine is shared and
 noisy: only ratios from one run mean anything.
 """
 from __future__ import annotations
@@ -32,11 +36,11 @@ SCHEMA = """
 CREATE TABLE records (id text PRIMARY KEY, permit_id text NOT NULL, body jsonb NOT NULL, version int NOT NULL);
 CREATE TABLE audit (id text PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), record_id text NOT NULL,
                     action text NOT NULL, changes jsonb NOT NULL);
-CREATE TABLE feed (entity text NOT NULL, record_id text NOT NULL, seq bigint NOT NULL UNIQUE, xid xid8,
+CREATE TABLE feed (entity text NOT NULL, record_id text NOT NULL, seq bigint NOT NULL UNIQUE,
                    op text NOT NULL, version int NOT NULL, PRIMARY KEY (entity, record_id));
 CREATE TABLE counter (id int PRIMARY KEY, value bigint NOT NULL);
+CREATE SEQUENCE feed_seq START 1000000000000000000;  -- above every other mode's numbers
 INSERT INTO counter VALUES (1, 0);
-CREATE SEQUENCE feed_seq START 1000000000000;  -- never meets the counter's numbers
 """
 
 
@@ -65,18 +69,52 @@ def _write(url: str, mode: str, start_at: float, seconds: float) -> int:
                     conn.execute("INSERT INTO feed (entity, record_id, seq, op, version) VALUES "
                                  "('entry_authorization', %s, %s, 'upsert', 1)", (record_id, seq))
                 elif mode == "sequence":
-                    conn.execute("INSERT INTO feed (entity, record_id, seq, xid, op, version) VALUES "
-                                 "('entry_authorization', %s, nextval('feed_seq'), pg_current_xact_id(), "
+                    conn.execute("INSERT INTO feed (entity, record_id, seq, op, version) VALUES "
+                                 "('entry_authorization', %s, nextval('feed_seq'), 'upsert', 1)", (record_id,))
+                elif mode == "watermark":
+                    conn.execute("INSERT INTO feed (entity, record_id, seq, op, version) VALUES "
+                                 "('entry_authorization', %s, pg_current_xact_id()::text::bigint * 1048576, "
                                  "'upsert', 1)", (record_id,))
             done += 1
     return done
 
 
-def run_mode(url: str, mode: str, writers: int, seconds: float) -> float:
+WATERMARK = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 1048576 - 1"
+COUNTER = "SELECT value FROM counter WHERE id = 1"
+
+
+def _reader(url: str, mode: str, stop, out) -> None:
+    """Pages the feed as pull does while the writers run: top first, then the rows above the cursor
+    up to it; the cursor moves to top. Sends back every number it was given."""
+    try:
+        seen: list[int] = []
+        with psycopg.connect(url, autocommit=True) as conn:
+            cursor = 0  # the feed is empty when the run starts
+            while True:
+                last_round = stop.is_set()
+                top = conn.execute({"watermark": WATERMARK, "counter": COUNTER}.get(
+                    mode, "SELECT coalesce(max(seq), 0) FROM feed")).fetchone()[0]
+                seen += [r[0] for r in conn.execute("SELECT seq FROM feed WHERE seq > %s AND seq <= %s",
+                                                    (cursor, top))]
+                cursor = max(cursor, top)
+                if last_round:
+                    break
+                time.sleep(0.005)
+        out.put(seen)
+    except Exception as exc:
+        out.put(exc)
+
+
+def run_mode(url: str, mode: str, writers: int, seconds: float) -> tuple[float, str]:
+    """Commits per second, and what a reader paging meanwhile missed (feed modes only)."""
     queue: mp.Queue = mp.Queue()
+    with psycopg.connect(url, autocommit=True) as conn:  # each run starts from an empty feed
+        conn.execute("TRUNCATE records, audit, feed")
     start_at = time.time() + 1.0  # every process connected before the clock starts
     procs = [mp.Process(target=_writer, args=(url, mode, start_at, seconds, queue)) for _ in range(writers)]
-    for p in procs:
+    stop, seen_queue = mp.Event(), mp.Queue()
+    reader = mp.Process(target=_reader, args=(url, mode, stop, seen_queue)) if mode != "none" else None
+    for p in procs + ([reader] if reader else []):
         p.start()
     counts = [queue.get() for _ in procs]
     for p in procs:
@@ -84,7 +122,18 @@ def run_mode(url: str, mode: str, writers: int, seconds: float) -> float:
     failed = [c for c in counts if isinstance(c, Exception)]
     if failed:
         raise RuntimeError(f"{len(failed)} writer(s) failed: {failed[0]!r}")
-    return sum(counts) / seconds
+    check = ""
+    if reader:
+        stop.set()
+        seen = seen_queue.get()
+        reader.join()
+        if isinstance(seen, Exception):
+            raise RuntimeError(f"the reader failed: {seen!r}")
+        with psycopg.connect(url) as conn:
+            written = set(r[0] for r in conn.execute("SELECT seq FROM feed"))
+        missed, twice = len(written - set(seen)), len(seen) - len(set(seen))
+        check = f"reader meanwhile: {len(seen)} changes, {missed} missed, {twice} twice"
+    return sum(counts) / seconds, check
 
 
 def main() -> None:
@@ -106,16 +155,18 @@ def main() -> None:
         print(f"PostgreSQL, {args.writers} writers, {args.seconds:g}s per run, best of {args.rounds} "
               f"(fsync={settings['fsync']}, synchronous_commit={settings['synchronous_commit']})")
         best: dict[str, float] = {}
+        checks: dict[str, list[str]] = {}
         for _ in range(args.rounds):
-            for mode in ("counter", "sequence", "none"):
-                rate = run_mode(url, mode, args.writers, args.seconds)
+            for mode in ("counter", "watermark", "sequence", "none"):
+                rate, check = run_mode(url, mode, args.writers, args.seconds)
                 best[mode] = max(best.get(mode, 0.0), rate)
-        single = run_mode(url, "counter", 1, args.seconds)
+                checks.setdefault(mode, []).append(check)
+        single, _check = run_mode(url, "counter", 1, args.seconds)
         for mode, rate in best.items():
-            print(f"  {mode:9s} {rate:8.0f} commits/s")
+            print(f"  {mode:9s} {rate:8.0f} commits/s   {'; '.join(c for c in checks[mode] if c)}")
         print(f"  one writer, counter: {single:.0f} commits/s")
-        print(f"counter / sequence: {best['counter'] / best['sequence']:.2f}x; "
-              f"sequence / none: {best['sequence'] / best['none']:.2f}x")
+        print(f"watermark / counter: {best['watermark'] / best['counter']:.2f}x; "
+              f"watermark / none: {best['watermark'] / best['none']:.2f}x")
     finally:
         with psycopg.connect(args.pg, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
