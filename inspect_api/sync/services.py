@@ -1,10 +1,15 @@
 """Push (API.md "Sync"): every mutation stands alone, in its own SAVEPOINT, in the order sent.
 
-A mutation's outcome is written to sync_mutations inside the same savepoint as its change, so the
-two commit (or vanish) together: a resent mutation id is answered `duplicate` from that row and
+A mutation's outcome goes to sync_mutations in the request's one transaction, with its change, so
+the two commit (or vanish) together: a resent mutation id is answered `duplicate` from that row and
 never applied twice, even when the first answer was lost on the way back. The request commits once
 at the end (database.register_request_transaction). The entity's own schema and services decide
 everything about the record; this module only adapts and records.
+
+What every mutation needs and can be read once is read once per batch (_Batch): prior outcomes, the
+records named, the permits touched, the caller's assignments. Outcome and audit rows are written
+together at the end; the mutation ids are claimed at the start so a concurrent resend waits and
+answers `duplicate`. Per mutation there remain its checks and its SAVEPOINT, write and RELEASE.
 """
 from __future__ import annotations
 
