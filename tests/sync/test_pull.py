@@ -413,3 +413,17 @@ def test_every_synced_entity_arrives_the_same_stored_or_live(site):
     db.session.execute(sa.delete(SyncSnapshot))
     db.session.commit()
     assert site.tablet(site.supervisor).sync_down() == stored
+
+
+def test_feed_numbering_setting_is_checked_at_start():
+    """SYNC_FEED_NUMBERING takes counter or watermark, and watermark only on PostgreSQL (its
+    numbers and its visibility watermark are PostgreSQL's transaction ids)."""
+    from inspect_api.changes import set_numbering
+
+    sqlite = sa.create_engine("sqlite://")
+    with pytest.raises(ValueError, match="needs PostgreSQL"):
+        set_numbering(sqlite, "watermark")
+    with pytest.raises(ValueError, match="counter or watermark"):
+        set_numbering(sqlite, "sequence")
+    set_numbering(sqlite, "counter")
+    sqlite.dispose()
