@@ -22,7 +22,8 @@ by a transaction that commits late). How the number is taken depends on the data
   every pull at it (nothing is lost; later changes arrive once it ends), hence a setting, not the
   default. Switching from "counter" to "watermark" is safe (transaction ids times SPAN lie far above
   any counter); going back needs `UPDATE sync_counter SET value = (SELECT max(seq) FROM sync_changes)`
-  first, or devices whose cursors lie above the counter are sent nothing new.
+  first, or every cursor given out meanwhile lies above the counter and is refused (410
+  `cursor_expired`: each device syncs again from the start).
 
 One row per record (its newest state); a deleted record keeps its row as a tombstone.
 Savepoints that roll back are handled by re-reading what is really in the table at commit time.
