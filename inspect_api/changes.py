@@ -21,9 +21,9 @@ by a transaction that commits late). How the number is taken depends on the data
   The watermark is the server's: a long writing transaction in any database of that server holds
   every pull at it (nothing is lost; later changes arrive once it ends), hence a setting, not the
   default. Switching from "counter" to "watermark" is safe (transaction ids times SPAN lie far above
-  any counter); going back needs `UPDATE sync_counter SET value = (SELECT max(seq) FROM sync_changes)`
-  first, or every cursor given out meanwhile lies above the counter and is refused (410
-  `cursor_expired`: each device syncs again from the start).
+  any counter). Going back needs the counter set above every cursor handed out, with no writer
+  running: `UPDATE sync_counter SET value = pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  * 1048576`; without it the counter's numbers would lie below the devices' cursors.
 
 One row per record (its newest state); a deleted record keeps its row as a tombstone.
 Savepoints that roll back are handled by re-reading what is really in the table at commit time.
@@ -201,14 +201,15 @@ def set_numbering(engine: Engine, mode: str) -> None:
         _BY_WATERMARK.discard(engine)
 
 
-def _by_watermark(session: Session) -> bool:
+def by_watermark(session: Session) -> bool:
+    """Does this session's database number by watermark (SYNC_FEED_NUMBERING)?"""
     bind = session.get_bind()
     return getattr(bind, "engine", bind) in _BY_WATERMARK
 
 
 def _first_number(session: Session, count: int) -> int:
     """The first of `count` consecutive numbers for this transaction's changes (see the module doc)."""
-    if _by_watermark(session):
+    if by_watermark(session):
         if count > SPAN:
             raise RuntimeError(f"one transaction may number at most {SPAN} records; commit in smaller parts")
         return session.execute(sa.text("SELECT pg_current_xact_id()::text::bigint")).scalar_one() * SPAN
@@ -223,7 +224,7 @@ def current_sequence(session: Session | None = None) -> int:
     """Every change numbered at or below this is final: committed (and visible to a statement that
     starts now) or never to be: the counter, or (numbering by watermark) the visibility watermark."""
     session = session or db.session()
-    if _by_watermark(session):
+    if by_watermark(session):
         xmin = session.execute(sa.text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")).scalar_one()
         return xmin * SPAN - 1
     return session.execute(select(SyncCounter.value).where(SyncCounter.id == 1)).scalar_one()

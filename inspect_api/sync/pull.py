@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy import select
 
-from ..changes import SyncChange, SyncCounter, current_sequence
+from ..changes import SyncChange, SyncCounter, by_watermark, current_sequence
 from ..errors import ApiError, Gone
 from ..extensions import db
 from ..permits.access import assigned_permit_ids, visible_permit_ids
@@ -109,9 +109,11 @@ def _expand(page: _Page, permit_id: str, assigned: bool, after: int | None) -> t
 
 
 def _collect(user, cursor: rules.Cursor, limit: int, top: int) -> tuple[_Page, rules.Cursor, bool]:
-    # Nothing above `top`: on PostgreSQL a committed number above the watermark may still have an
-    # unfinished transaction's number below it, and sending it would move the cursor past that one.
-    query = select(*_ROW).where(C.seq > cursor.seq, C.seq <= top, pull_scope(user))
+    query = select(*_ROW).where(C.seq > cursor.seq, pull_scope(user))
+    if by_watermark(db.session()):
+        # Nothing above the watermark: a committed number above it may still have an unfinished
+        # transaction's number below it, and sending it would move the cursor past that one.
+        query = query.where(C.seq <= top)
     if cursor.fresh_through is not None:
         query = query.where(sa.or_(C.op != "delete", C.seq > cursor.fresh_through))
     rows = db.session.execute(query.order_by(C.seq).limit(limit + 1)).all()

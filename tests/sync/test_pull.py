@@ -234,8 +234,9 @@ def by_watermark(app):
     set_numbering(db.engine, "watermark")
     yield
     set_numbering(db.engine, "counter")
-    # Back to the counter: set it above every watermark number first (changes.py says why).
-    db.session.execute(sa.text("UPDATE sync_counter SET value = (SELECT max(seq) FROM sync_changes) WHERE id = 1"))
+    # Back to the counter: set it above every cursor handed out first (changes.py says why).
+    db.session.execute(sa.text("UPDATE sync_counter SET value = "
+                               "pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 1048576 WHERE id = 1"))
     db.session.commit()
 
 
