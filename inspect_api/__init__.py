@@ -59,6 +59,8 @@ def create_app(config: Config | None = None) -> Flask:
     from .database import configure_engine_events, register_request_transaction
     with app.app_context():
         configure_engine_events(db.engine)
+        from .changes import set_numbering
+        set_numbering(db.engine, app.config.get("SYNC_FEED_NUMBERING", "counter"))
     migrate.init_app(app, db, directory=str(MIGRATIONS_ROOT), render_as_batch=True,
                      compare_type=True)
     jwt.init_app(app)

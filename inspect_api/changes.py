@@ -2,22 +2,42 @@
 
 Any model with a class attribute `__sync_entity__` (for example "inspection") is tracked: whenever a
 transaction that inserted, changed or deleted such a record commits, the record's row in
-`sync_changes` gets the next number of a single counter. The number is taken in the writing
-transaction, right before COMMIT, with `UPDATE sync_counter ... RETURNING`: that row lock is held
-until the transaction ends, so a later number can never become visible before an earlier one.
-A reader that pages by `seq > cursor` therefore never skips a change committed "out of order".
+`sync_changes` gets a new number, taken in the writing transaction right before COMMIT. A reader
+pages by `seq > cursor` and must never skip a change committed "out of order" (a number taken early
+by a transaction that commits late). How the number is taken depends on the database:
+
+- "counter" (the default, and always on SQLite, one writer at a time anyway): the next numbers of a single counter, `UPDATE sync_counter
+  ... RETURNING`, whose row lock lasts until the transaction ends, so a later number can never become
+  visible before an earlier one.
+- PostgreSQL with SYNC_FEED_NUMBERING = "watermark": the transaction's own id (`pg_current_xact_id()`, 64 bits, never reused) times SPAN,
+  plus 0, 1, 2 ... for its records. No lock: writers no longer queue on one row for the length of
+  each other's COMMIT (benchmarks/feed_lock.py measures what that queue cost). Ids are not given out
+  in commit order, so pull serves only numbers below the visibility watermark, current_sequence():
+  SPAN times the oldest transaction id still running (`pg_snapshot_xmin(pg_current_snapshot())`),
+  minus one. Every transaction below it has ended, so every number below it is final; any change
+  still to come belongs to a transaction at or above it, so its number is above the watermark and
+  above every number a reader was sent. A transaction that numbers its changes first and commits
+  last holds the watermark below its own numbers until it ends, and nothing after it is sent before it.
+  The watermark is the server's: a long writing transaction in any database of that server holds
+  every pull at it (nothing is lost; later changes arrive once it ends), hence a setting, not the
+  default. Switching from "counter" to "watermark" is safe (transaction ids times SPAN lie far above
+  any counter). Going back needs the counter set above every cursor handed out, with no writer
+  running: `UPDATE sync_counter SET value = pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  * 1048576`; without it the counter's numbers would lie below the devices' cursors.
 
 One row per record (its newest state); a deleted record keeps its row as a tombstone.
 Savepoints that roll back are handled by re-reading what is really in the table at commit time.
 """
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event, select, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from . import clock
@@ -25,6 +45,9 @@ from .db import IdColumn, UTCDateTime, clock_now
 from .extensions import db
 
 _PENDING = "sync_pending_changes"
+# PostgreSQL numbers: transaction id * SPAN + the record's place in the transaction. 2**20 records per
+# transaction, and 2**43 transaction ids before a BigInteger runs out (centuries at a thousand a second).
+SPAN = 1 << 20
 
 
 class SyncChange(db.Model):
@@ -143,13 +166,10 @@ def _assign_sequence(session: Session) -> None:
     items = [(key, val) for key, val in state.items() if not (val[0] == "delete" and key not in known)]
     if not items:
         return
-    top = session.execute(
-        update(SyncCounter).where(SyncCounter.id == 1)
-        .values(value=SyncCounter.value + len(items)).returning(SyncCounter.value)
-    ).scalar_one()
+    first = _first_number(session, len(items))
     now = clock.now()
     moved, new = [], []
-    for seq, ((entity, record_id), (op, version)) in enumerate(items, start=top - len(items) + 1):
+    for seq, ((entity, record_id), (op, version)) in enumerate(items, start=first):
         values = {"entity": entity, "record_id": record_id, "seq": seq, "op": op, "version": version or 0,
                   "changed_at": now, "permit_id": pending[(entity, record_id)][1]}
         (moved if (entity, record_id) in known else new).append(values)
@@ -166,5 +186,45 @@ def _forget(session: Session) -> None:
         session.info.pop(_PENDING, None)
 
 
-def current_sequence() -> int:
-    return db.session.execute(select(SyncCounter.value).where(SyncCounter.id == 1)).scalar_one()
+_BY_WATERMARK: "weakref.WeakSet[Engine]" = weakref.WeakSet()
+
+
+def set_numbering(engine: Engine, mode: str) -> None:
+    """SYNC_FEED_NUMBERING for this engine (the app factory calls this): "counter" or "watermark"."""
+    if mode not in ("counter", "watermark"):
+        raise ValueError(f"SYNC_FEED_NUMBERING must be counter or watermark, not {mode!r}")
+    if mode == "watermark" and engine.dialect.name != "postgresql":
+        raise ValueError("SYNC_FEED_NUMBERING = watermark needs PostgreSQL")
+    if mode == "watermark":
+        _BY_WATERMARK.add(engine)
+    else:
+        _BY_WATERMARK.discard(engine)
+
+
+def by_watermark(session: Session) -> bool:
+    """Does this session's database number by watermark (SYNC_FEED_NUMBERING)?"""
+    bind = session.get_bind()
+    return getattr(bind, "engine", bind) in _BY_WATERMARK
+
+
+def _first_number(session: Session, count: int) -> int:
+    """The first of `count` consecutive numbers for this transaction's changes (see the module doc)."""
+    if by_watermark(session):
+        if count > SPAN:
+            raise RuntimeError(f"one transaction may number at most {SPAN} records; commit in smaller parts")
+        return session.execute(sa.text("SELECT pg_current_xact_id()::text::bigint")).scalar_one() * SPAN
+    top = session.execute(
+        update(SyncCounter).where(SyncCounter.id == 1)
+        .values(value=SyncCounter.value + count).returning(SyncCounter.value)
+    ).scalar_one()
+    return top - count + 1
+
+
+def current_sequence(session: Session | None = None) -> int:
+    """Every change numbered at or below this is final: committed (and visible to a statement that
+    starts now) or never to be: the counter, or (numbering by watermark) the visibility watermark."""
+    session = session or db.session()
+    if by_watermark(session):
+        xmin = session.execute(sa.text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")).scalar_one()
+        return xmin * SPAN - 1
+    return session.execute(select(SyncCounter.value).where(SyncCounter.id == 1)).scalar_one()

@@ -80,6 +80,11 @@ class Config:
     # this still goes, alone), so a few huge records cannot make one page tens of megabytes.
     SYNC_PULL_MAX_BYTES = _int("SYNC_PULL_MAX_BYTES", 5 * 1024 * 1024)
     TOMBSTONE_RETENTION_DAYS = _int("TOMBSTONE_RETENTION_DAYS", 90)
+    # How the change feed numbers commits (inspect_api/changes.py): "counter", one row every writer
+    # locks until its COMMIT ends; or, on PostgreSQL only, "watermark": the transaction's own id and
+    # no lock, pull serving only what lies below the oldest running transaction. The watermark is
+    # the server's, across all its databases: give the app a server of its own before choosing it.
+    SYNC_FEED_NUMBERING = os.environ.get("SYNC_FEED_NUMBERING", "counter")
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
     UPLOAD_TEMP_DIR = os.environ.get("UPLOAD_TEMP_DIR")  # None -> instance/tmp
     PHOTO_FAR_FROM_SITE_M = _int("PHOTO_FAR_FROM_SITE_M", 500)

@@ -8,9 +8,12 @@ they were made against (`If-Match: <version>` or `"version"` in the body); a sta
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
 
 from flask import has_request_context, request
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session
 
 from .errors import Conflict, PreconditionRequired, ValidationFailed, VersionConflict
 from .extensions import db
@@ -56,7 +59,7 @@ def existing_for_create(model: type, record_id: str | None, same: Callable[[Any]
     409 `conflict` when the id is taken by other data; None when the id is new."""
     if not record_id:
         return None
-    existing = db.session.get(model, str(record_id))
+    existing = get_existing(model, str(record_id))
     if existing is None:
         return None
     if same(existing):
@@ -166,3 +169,43 @@ def patch_as_sent_back(schema: Any, data: Any) -> Any:
     if version is not None:
         kept["version"] = version
     return kept
+
+
+# --- a batch that looked its ids up once (sync push) -------------------------------------------------
+# A push of a hundred creates would otherwise ask the database twice per record whether its id is
+# taken (the push's own id check and existing_for_create), and session.get cannot remember a miss.
+# known_records loads every id of the batch in one query per model; the hits stay in the identity map
+# (held by the returned dict), the misses are remembered here until a flush inserts that id (or the
+# batch ends), after which the database is asked again as before.
+_ABSENT = "records_known_absent"
+
+
+@contextmanager
+def known_records(model: type, ids: Iterable[str], chunk: int = 1000) -> Iterator[dict[str, Any]]:
+    ids = sorted({str(i) for i in ids})
+    found: dict[str, Any] = {}
+    for start in range(0, len(ids), chunk):
+        found.update({str(r.id): r for r in db.session.scalars(select(model).where(model.id.in_(ids[start:start + chunk])))})
+    absent: set = db.session.info.setdefault(_ABSENT, set())
+    mine = {(model, i) for i in ids if i not in found} - absent
+    absent |= mine
+    try:
+        yield found
+    finally:
+        absent -= mine
+
+
+def get_existing(model: type, record_id: str) -> Any | None:
+    """session.get, without a query for an id known_records found absent and nothing inserted since."""
+    absent = db.session.info.get(_ABSENT)
+    if absent and (model, record_id) in absent:
+        return None
+    return db.session.get(model, record_id)
+
+
+@event.listens_for(Session, "after_flush")
+def _inserted(session: Session, _flush_context) -> None:
+    absent = session.info.get(_ABSENT)
+    if absent:
+        for obj in session.new:  # read once: session.new builds a new set per access
+            absent.discard((type(obj), str(getattr(obj, "id", None))))

@@ -8,8 +8,12 @@ A permit the caller may not see answers 404, never 403, so ids cannot be probed.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterable, Iterator
+
 import sqlalchemy as sa
-from sqlalchemy import Select, select
+from sqlalchemy import Select, event, select
+from sqlalchemy.orm import Session
 
 from ..errors import Forbidden, NotFound
 from ..extensions import db
@@ -32,6 +36,11 @@ def visible_permits(user) -> Select:
 
 
 def get_visible_permit(user, permit_id: str, *, for_update: bool = False) -> Permit:
+    batch = _batch(user)
+    if batch is not None and not for_update:
+        permit = batch["permits"].get(str(permit_id))
+        if permit is not None:
+            return permit
     query = visible_permits(user).where(Permit.id == str(permit_id))
     if for_update:
         query = query.with_for_update()
@@ -46,6 +55,9 @@ def assigned_permit_ids(user) -> Select:
 
 
 def is_assigned(user, permit: Permit) -> bool:
+    batch = _batch(user)
+    if batch is not None:
+        return str(permit.id) in batch["assigned"]
     return db.session.scalar(
         select(sa.func.count()).select_from(Assignment).where(
             Assignment.permit_id == permit.id, Assignment.inspector_id == user.id, Assignment.removed_at.is_(None))
@@ -61,3 +73,58 @@ def check_field_work(user, permit: Permit) -> None:
     if user.role == "inspector":
         raise Forbidden("You are not assigned to this site; ask a supervisor to assign you.")
     raise Forbidden("Only inspectors and supervisors record field work.")
+
+
+# --- a batch that reads who sees what once (sync push) ----------------------------------------------
+# A push of a hundred records on a few permits would ask, per record, whether the caller sees the
+# permit and (an inspector) is assigned to it. batch_access answers both from one query each for the
+# whole batch. Only what the database said is kept: a permit not found is asked again (it may be made
+# by an earlier mutation of the batch), and any flush that writes a permit, a party or an assignment
+# drops the lot, so a change made inside the batch is seen by the next check exactly as before.
+_BATCH = "access_batch"
+
+
+@contextmanager
+def batch_access(user, permit_ids: Iterable[str], chunk: int = 1000) -> Iterator[None]:
+    session = db.session()
+    if session.info.get(_BATCH) is not None:  # nested: the outer batch's answers stand
+        yield
+        return
+    session.info[_BATCH] = _load(user, permit_ids, chunk)
+    try:
+        yield
+    finally:
+        session.info.pop(_BATCH, None)
+
+
+def _load(user, permit_ids: Iterable[str], chunk: int) -> dict:
+    ids = sorted({str(i) for i in permit_ids if i})
+    permits: dict[str, Permit] = {}
+    for start in range(0, len(ids), chunk):
+        permits.update({p.id: p for p in db.session.scalars(
+            visible_permits(user).where(Permit.id.in_(ids[start:start + chunk])))})
+    assigned = set(db.session.scalars(assigned_permit_ids(user)))
+    return {"user": (user.id, user.role), "permits": permits, "assigned": assigned, "ids": ids, "chunk": chunk,
+            "who": user}
+
+
+def _batch(user) -> dict | None:
+    batch = db.session.info.get(_BATCH)
+    if batch is None or batch["user"] != (user.id, user.role):
+        return None
+    if batch.get("stale"):
+        fresh = _load(batch["who"], batch["ids"], batch["chunk"])
+        batch.clear()
+        batch.update(fresh)
+    return batch
+
+
+@event.listens_for(Session, "after_flush")
+def _access_changed(session: Session, _flush_context) -> None:
+    batch = session.info.get(_BATCH)
+    if batch is None or batch.get("stale"):
+        return
+    for objects in (session.new, session.dirty, session.deleted):  # each read once (a new set per access)
+        if any(isinstance(obj, (Permit, Party, Assignment)) for obj in objects):
+            batch["stale"] = True  # reloaded (one query each) at the next check, not inside the flush
+            return

@@ -119,11 +119,29 @@ def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
     return parents, submitted
 
 
+_AWAKENED = "photos_awakened_parents"
+
+
 @event.listens_for(Session, "after_flush")
 def _resend_children(session: Session, _flush_context) -> None:
     parents, submitted = _awakened(session)
-    if not parents and not submitted:
+    if parents or submitted:
+        seen = session.info.setdefault(_AWAKENED, ({}, {}))
+        seen[0].update(dict.fromkeys(parents))
+        seen[1].update(dict.fromkeys(submitted))
+
+
+def _touch_children(session: Session) -> None:
+    """The photos (and a submitted inspection's findings) of what the transaction's flushes made
+    appear, looked up once at COMMIT rather than once per flush: a sync push flushes once per record.
+    Runs before the change feed numbers the transaction (registered first), so they are numbered in it."""
+    if session.in_nested_transaction():
+        return  # a SAVEPOINT release; the real COMMIT comes later
+    session.flush()
+    found = session.info.pop(_AWAKENED, None)
+    if not found:
         return
+    parents, submitted = list(found[0]), list(found[1])
     from ..inspections.models import Finding
     with session.no_autoflush:
         if submitted:
@@ -132,8 +150,21 @@ def _resend_children(session: Session, _flush_context) -> None:
                 changes.touch_row(Finding, finding_id, permit_id, session)
                 parents.append(("finding", str(finding_id)))
             parents += [("inspection", i) for i in submitted]
-        for start in range(0, len(parents), 400):
-            chunk = parents[start:start + 400]
-            condition = sa.or_(*[sa.and_(Photo.parent_type == kind, Photo.parent_id == pid) for kind, pid in chunk])
-            for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(condition)):
-                changes.touch_row(Photo, photo_id, permit_id, session)
+        by_kind: dict[str, list[str]] = {}
+        for kind, pid in parents:
+            by_kind.setdefault(kind, []).append(pid)
+        for kind, ids in by_kind.items():  # one IN list per kind, not an OR of a pair per parent
+            for start in range(0, len(ids), 400):
+                for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(
+                        Photo.parent_type == kind, Photo.parent_id.in_(ids[start:start + 400]))):
+                    changes.touch_row(Photo, photo_id, permit_id, session)
+
+
+# insert=True: ahead of the change feed's and the snapshots' commit hooks, which number what this touches.
+event.listen(Session, "before_commit", _touch_children, insert=True)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_awakened(session: Session) -> None:
+    if not session.in_transaction():
+        session.info.pop(_AWAKENED, None)

@@ -1,8 +1,9 @@
 """Pull (API.md "Sync"): the changes a caller may see since its cursor, in commit order.
 
-The feed is `sync_changes` (inspect_api.changes): one row per record, renumbered from a single
-counter at every commit that touches the record, so paging by `seq > cursor` never skips a change
-and a page holds each record once, in its newest state. Data is the entity's own dump: the one
+The feed is `sync_changes` (inspect_api.changes): one row per record, renumbered at every commit
+that touches the record; a page reads only numbers up to current_sequence() (every number below it
+is final), so paging by `seq > cursor` never skips a change, and a page holds each record once, in
+its newest state. Data is the entity's own dump: the one
 stored at that commit (sync_snapshots), else dumped live, records loaded one query per entity per
 page (payload.py).
 
@@ -24,7 +25,7 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy import select
 
-from ..changes import SyncChange, SyncCounter
+from ..changes import SyncChange, SyncCounter, by_watermark, current_sequence
 from ..errors import ApiError, Gone
 from ..extensions import db
 from ..permits.access import assigned_permit_ids, visible_permit_ids
@@ -109,6 +110,10 @@ def _expand(page: _Page, permit_id: str, assigned: bool, after: int | None) -> t
 
 def _collect(user, cursor: rules.Cursor, limit: int, top: int) -> tuple[_Page, rules.Cursor, bool]:
     query = select(*_ROW).where(C.seq > cursor.seq, pull_scope(user))
+    if by_watermark(db.session()):
+        # Nothing above the watermark: a committed number above it may still have an unfinished
+        # transaction's number below it, and sending it would move the cursor past that one.
+        query = query.where(C.seq <= top)
     if cursor.fresh_through is not None:
         query = query.where(sa.or_(C.op != "delete", C.seq > cursor.fresh_through))
     rows = db.session.execute(query.order_by(C.seq).limit(limit + 1)).all()
@@ -144,8 +149,8 @@ def pull_json(user, token: str | None, limit: int | None) -> str:
     """One page of the caller's changes as the JSON text of API.md's pull answer."""
     config = current_app.config
     limit = rules.clamp_limit(limit, DEFAULT_LIMIT, config["SYNC_PULL_MAX_LIMIT"])
-    top, purged = db.session.execute(
-        select(SyncCounter.value, SyncCounter.purged_through).where(SyncCounter.id == 1)).one()
+    purged = db.session.scalar(select(SyncCounter.purged_through).where(SyncCounter.id == 1))
+    top = current_sequence()  # read before the feed: every number up to it is final (changes.py)
     cursor = _start(user, token, top)
     if rules.cursor_expired(cursor, purged):
         raise Gone("Deletions this device has not seen were purged; pull again without a cursor.",

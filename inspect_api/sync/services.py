@@ -1,10 +1,15 @@
 """Push (API.md "Sync"): every mutation stands alone, in its own SAVEPOINT, in the order sent.
 
-A mutation's outcome is written to sync_mutations inside the same savepoint as its change, so the
-two commit (or vanish) together: a resent mutation id is answered `duplicate` from that row and
+A mutation's outcome goes to sync_mutations in the request's one transaction, with its change, so
+the two commit (or vanish) together: a resent mutation id is answered `duplicate` from that row and
 never applied twice, even when the first answer was lost on the way back. The request commits once
 at the end (database.register_request_transaction). The entity's own schema and services decide
 everything about the record; this module only adapts and records.
+
+What every mutation needs and can be read once is read once per batch (_Batch): prior outcomes, the
+records named, the permits touched, the caller's assignments. Outcome and audit rows are written
+together at the end; the mutation ids are claimed at the start so a concurrent resend waits and
+answers `duplicate`. Per mutation there remain its checks and its SAVEPOINT, write and RELEASE.
 """
 from __future__ import annotations
 
@@ -12,19 +17,24 @@ import json
 import logging
 import time
 import uuid
+from collections import defaultdict
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from flask import current_app, g
 from marshmallow import ValidationError
-from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
+from .. import audit, clock, records
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
 from ..records import editable_keys, settle_read_only, stored_form
+from ..permits import access
 from . import registry, rights, rules
 from .devices import touch_device
 from .models import SyncConflict, SyncMutation
@@ -71,14 +81,20 @@ def push(user, body: dict[str, Any]) -> dict[str, Any]:
     if len(mutations) > limit:
         raise PayloadTooLarge(f"At most {limit} mutations per push; send the rest in another batch.",
                               errors={"mutations": [f"{len(mutations)} sent, at most {limit} allowed."]})
+    # The route hands over flask-jwt's current_user proxy; each attribute read through it looks the
+    # user up again, and a batch reads user.id and user.role about ten times per mutation.
+    user = user._get_current_object() if hasattr(user, "_get_current_object") else user
     device = touch_device(user, body["device_id"], pushed=True, app_version=body.get("app_version"),
                           pending_count=body.get("pending_count"))
     g.device_id = device.id  # services and the audit log take the device from here
-    seen = _recorded(mutations)
+    parsed = [_parse(raw) for raw in mutations]
+    batch = _Batch(user, device.id, [m for m, _sent in parsed if isinstance(m, Mutation)])
     results = []
-    for raw in mutations:
-        results.append(_one(user, device.id, raw, seen))
-        _fault_pause()
+    with batch.loaded(), audit.deferred():
+        for m, sent_as in parsed:
+            results.append(_result(sent_as, None, m) if isinstance(m, Outcome) else batch.one(m, sent_as))
+            _fault_pause()
+        batch.write_outcomes()
     return {"results": results}
 
 
@@ -89,40 +105,153 @@ def _canonical(value: Any) -> str | None:
         return None
 
 
-def _recorded(mutations: list) -> dict[str, SyncMutation]:
-    """Outcomes already recorded for this batch's mutation ids, in one query."""
-    ids = [mid for mid in (_canonical(m.get("mutation_id")) for m in mutations if isinstance(m, dict)) if mid]
-    found: dict[str, SyncMutation] = {}
-    for start in range(0, len(ids), registry.IN_CHUNK):
-        chunk = ids[start:start + registry.IN_CHUNK]
-        found.update({row.mutation_id: row for row in
-                      db.session.scalars(select(SyncMutation).where(SyncMutation.mutation_id.in_(chunk)))})
-    return found
-
-
-def _one(user, device_id: str | None, raw: Any, seen: dict[str, SyncMutation]) -> dict[str, Any]:
+def _parse(raw: Any) -> tuple[Mutation | Outcome, str | None]:
+    """The mutation's envelope, or the rejection of one that is not well formed (never recorded)."""
     try:
         loaded = _mutation_schema.load(raw if isinstance(raw, dict) else {})
     except ValidationError as exc:
         mid = raw.get("mutation_id") if isinstance(raw, dict) else None
-        return _result(str(mid) if mid is not None else None, None, Outcome(
-            "rejected", error="validation_error", message="This mutation is not well formed.",
-            errors=exc.messages, recorded=False))
+        return Outcome("rejected", error="validation_error", message="This mutation is not well formed.",
+                       errors=exc.messages, recorded=False), str(mid) if mid is not None else None
     m = Mutation(str(loaded["mutation_id"]), loaded["entity"], str(loaded["id"]), loaded["op"],
                  loaded["base_version"], loaded["data"])
-    sent_as = str(raw["mutation_id"])  # answered in the device's own spelling; stored canonical
-    prior = seen.get(m.mutation_id)
-    if prior is None:
-        outcome = _apply_and_record(user, device_id, m)
-        if not isinstance(outcome, SyncMutation):
-            if outcome.recorded:
-                seen[m.mutation_id] = db.session.get(SyncMutation, m.mutation_id)
-            return _result(sent_as, m, outcome)
-        prior = outcome  # a concurrent request recorded this mutation first
-    return _answer_prior(user, sent_as, m, prior)
+    return m, str(raw["mutation_id"])  # answered in the device's own spelling; stored canonical
 
 
-def _answer_prior(user, sent_as: str, m: Mutation, prior: SyncMutation) -> dict[str, Any]:
+@dataclass
+class _Prior:
+    """A recorded outcome, as a resend of its mutation id is answered."""
+    user_id: str
+    entity: str
+    record_id: str | None
+    status: str
+    version: int | None = None
+    error: str | None = None
+    message: str | None = None
+    errors: dict[str, Any] | None = None
+    server_record: dict[str, Any] | None = None
+    conflict_id: str | None = None
+
+
+_OUTCOME_COLUMNS = ("mutation_id", "device_id", "user_id", "entity", "record_id", "op", "status", "version",
+                    "error", "message", "errors", "server_record", "conflict_id")
+
+
+class _Batch:
+    """One push: what every mutation of it needs is read once, and its outcome rows are written together.
+
+    Before the first mutation: the outcomes already recorded for the batch's mutation ids; a claim row
+    (sync_mutations, inserted with ON CONFLICT DO NOTHING) for every other id, so a concurrent request
+    carrying the same mutation waits on it at the start and answers `duplicate` rather than applying it
+    a second time; the records the mutations name (one query per entity); the permits they touch and
+    the caller's assignments (permits.access.batch_access). Each mutation is then applied in its own
+    SAVEPOINT as before, and every outcome is written at the end by one executemany over the claims
+    (a claim whose mutation is answered without being recorded is deleted). The outcome thus commits
+    or vanishes with the change it describes: both are in the request's one transaction.
+    """
+
+    def __init__(self, user, device_id: str | None, mutations: list[Mutation]) -> None:
+        self.user, self.device_id, self.mutations = user, device_id, mutations
+        self.seen: dict[str, _Prior] = {}
+        self.claimed: set[str] = set()
+        self.final: dict[str, dict[str, Any] | None] = {}  # claimed id -> its outcome row (None: not recorded)
+
+    @contextmanager
+    def loaded(self):
+        self._claim()
+        with ExitStack() as stack:
+            permit_ids: set[str] = set()
+            by_entity: dict[str, set[str]] = defaultdict(set)
+            for m in self.mutations:
+                by_entity[m.entity].add(m.record_id)
+                if m.entity == "permit":
+                    permit_ids.add(m.record_id)
+                value = m.data.get("permit_id") if isinstance(m.data, dict) else None
+                if isinstance(value, str) and _canonical(value):
+                    permit_ids.add(_canonical(value))
+            for entity, ids in by_entity.items():
+                adapter = registry.get(entity)
+                if adapter is None or adapter.not_pushed:
+                    continue
+                found = stack.enter_context(records.known_records(adapter.model, ids, registry.IN_CHUNK))
+                permit_ids.update(filter(None, (adapter.permit_id_of(r) for r in found.values())))
+            stack.enter_context(access.batch_access(self.user, permit_ids, registry.IN_CHUNK))
+            yield self
+
+    def _claim(self) -> None:
+        ids = sorted({m.mutation_id for m in self.mutations})  # one order for every request: no deadlock
+        self.seen = _recorded(ids)
+        wanted = {m.mutation_id: m for m in self.mutations if m.mutation_id not in self.seen}
+        if not wanted:
+            return
+        table = SyncMutation.__table__
+        insert = (pg_insert if db.session.get_bind().dialect.name == "postgresql" else sqlite_insert)(table)
+        now = clock.now()
+        rows = [{"mutation_id": mid, "device_id": self.device_id, "user_id": self.user.id, "entity": m.entity,
+                 "record_id": m.record_id, "op": m.op, "status": "rejected", "error": "pending", "at": now}
+                for mid, m in sorted(wanted.items())]
+        # One executemany (batched into multi-row INSERTs by SQLAlchemy); RETURNING names the rows made.
+        result = db.session.execute(insert.on_conflict_do_nothing().returning(table.c.mutation_id), rows)
+        self.claimed.update(result.scalars())
+        raced = sorted(set(wanted) - self.claimed)
+        if raced:  # recorded by a request that committed while this one waited on its claim
+            self.seen.update(_recorded(raced))
+
+    def one(self, m: Mutation, sent_as: str) -> dict[str, Any]:
+        prior = self.seen.get(m.mutation_id)
+        if prior is not None:
+            return _answer_prior(self.user, sent_as, m, prior)
+        if m.mutation_id not in self.claimed:
+            return _result(sent_as, m, Outcome(  # claimed by another request that has not recorded it
+                "rejected", error="retry", recorded=False,
+                message="This change was being saved by another request at the same moment; send it again."))
+        outcome = _apply_and_record(self.user, self.device_id, m)
+        row = _outcome_row(self.user, self.device_id, m, outcome) if outcome.recorded else None
+        if outcome.recorded and row is None:
+            outcome = _INTERNAL
+        self.final[m.mutation_id] = row
+        if row is not None:
+            self.seen[m.mutation_id] = _Prior(**{k: row[k] for k in _Prior.__dataclass_fields__})
+        return _result(sent_as, m, outcome)
+
+    def write_outcomes(self) -> None:
+        rows = [row for row in self.final.values() if row is not None]
+        gone = [{"m": mid} for mid in sorted(self.claimed) if self.final.get(mid) is None]
+        if rows:  # one executemany: an UPDATE by primary key of each claim
+            db.session.execute(sa.update(SyncMutation), rows)
+        if gone:
+            table = SyncMutation.__table__
+            db.session.execute(table.delete().where(table.c.mutation_id == sa.bindparam("m")), gone)
+
+
+def _recorded(ids: list[str]) -> dict[str, _Prior]:
+    """Outcomes already recorded for these mutation ids, in one query per chunk."""
+    found: dict[str, _Prior] = {}
+    table = SyncMutation.__table__
+    columns = [table.c.mutation_id, *(table.c[k] for k in _Prior.__dataclass_fields__)]
+    for start in range(0, len(ids), registry.IN_CHUNK):
+        for row in db.session.execute(sa.select(*columns).where(
+                table.c.mutation_id.in_(ids[start:start + registry.IN_CHUNK]))).mappings():
+            found[row["mutation_id"]] = _Prior(**{k: row[k] for k in _Prior.__dataclass_fields__})
+    return found
+
+
+def _outcome_row(user, device_id: str | None, m: Mutation, outcome: Outcome) -> dict[str, Any] | None:
+    """The outcome as its sync_mutations row, in plain JSON (checked now: one that cannot be stored
+    must fail this mutation alone, not the batch's one write at the end)."""
+    try:
+        errors = json.loads(to_json(outcome.errors)) if outcome.errors else None
+        server = json.loads(to_json(outcome.server_record)) if outcome.server_record is not None else None
+    except (TypeError, ValueError):
+        log.exception("sync push: the outcome of %s %s %s cannot be stored", m.op, m.entity, m.record_id)
+        return None
+    return {"mutation_id": m.mutation_id, "device_id": device_id, "user_id": user.id, "entity": m.entity,
+            "record_id": m.record_id, "op": m.op, "status": outcome.status, "version": outcome.version,
+            "error": outcome.error, "message": outcome.message, "errors": errors, "server_record": server,
+            "conflict_id": outcome.conflict_id}
+
+
+def _answer_prior(user, sent_as: str, m: Mutation, prior: _Prior) -> dict[str, Any]:
     if prior.user_id != user.id or prior.entity != m.entity or prior.record_id != m.record_id:
         return _result(sent_as, m, Outcome(
             "rejected", error="mutation_id_reused", recorded=False,
@@ -146,55 +275,43 @@ def _result(mutation_id: str | None, m: Mutation | None, outcome: Outcome) -> di
     return result
 
 
-def _apply_and_record(user, device_id: str | None, m: Mutation) -> Outcome | SyncMutation:
+_INTERNAL = Outcome("rejected", error="internal_error", recorded=False,
+                    message="The server failed on this change; nothing of it was kept. Send it again later.")
+
+
+def _apply_and_record(user, device_id: str | None, m: Mutation) -> Outcome:
     try:
         with db.session.begin_nested():
-            outcome = _apply(user, m)
-            _write_log(user, device_id, m, outcome)
-        return outcome
+            return _apply(user, m)
     except _ConflictFound as found:
         # The savepoint is rolled back by now: whatever the service half-did is gone, and the
-        # conflict (with the server's current record) or the rejection is recorded on its own.
-        return _record_after_rollback(user, device_id, m, partial(_conflict, user, device_id, m, found))
+        # conflict (with the server's current record) is recorded on its own.
+        return _record_conflict(user, device_id, m, found)
     except (ApiError, ValidationError) as exc:
-        return _record_after_rollback(user, device_id, m, partial(_rejection, exc))
+        return _rejection(exc)
     except IntegrityError:
-        return _raced(m)
+        return _raced()
     except Exception:  # a defect in one mutation must not sink the batch; nothing of it is kept
         log.exception("sync push: %s %s %s failed", m.op, m.entity, m.record_id)
-        return Outcome("rejected", error="internal_error", recorded=False,
-                       message="The server failed on this change; nothing of it was kept. Send it again later.")
+        return _INTERNAL
 
 
-def _record_after_rollback(user, device_id, m: Mutation, make_outcome) -> Outcome | SyncMutation:
+def _record_conflict(user, device_id, m: Mutation, found: _ConflictFound) -> Outcome:
     try:
         with db.session.begin_nested():
-            outcome = make_outcome()
-            _write_log(user, device_id, m, outcome)
-        return outcome
+            return _conflict(user, device_id, m, found)
     except IntegrityError:
-        return _raced(m)
+        return _raced()
     except Exception:  # e.g. the entity's dump failing on the conflicting record
         log.exception("sync push: recording the outcome of %s %s %s failed", m.op, m.entity, m.record_id)
-        return Outcome("rejected", error="internal_error", recorded=False,
-                       message="The server failed on this change; nothing of it was kept. Send it again later.")
+        return _INTERNAL
 
 
-def _raced(m: Mutation) -> Outcome | SyncMutation:
-    """Another request made the same record or mutation at the same moment and committed first."""
-    prior = db.session.get(SyncMutation, m.mutation_id)
-    if prior is not None:
-        return prior
+def _raced() -> Outcome:
+    """Another request made the same record at the same moment and committed first (the mutation id
+    itself is this request's: it was claimed before anything was applied)."""
     return Outcome("rejected", error="retry", recorded=False,
                    message="Another change to this record was being saved at the same moment; send this again.")
-
-
-def _write_log(user, device_id: str | None, m: Mutation, outcome: Outcome) -> None:
-    db.session.add(SyncMutation(
-        mutation_id=m.mutation_id, device_id=device_id, user_id=user.id, entity=m.entity, record_id=m.record_id,
-        op=m.op, status=outcome.status, version=outcome.version, error=outcome.error, message=outcome.message,
-        errors=outcome.errors or None, server_record=outcome.server_record, conflict_id=outcome.conflict_id))
-    db.session.flush()
 
 
 def _rejection(exc: Exception) -> Outcome:
@@ -229,7 +346,7 @@ def _create(user, adapter: registry.EntityAdapter, m: Mutation) -> Outcome:
         raise ApiError(f"Devices cannot create a {m.entity.replace('_', ' ')}.", error="not_pushable", code=405)
     if rules.id_mismatch(m.record_id, m.data):
         raise ValidationFailed(errors={"data.id": ["Differs from the mutation's id."]})
-    existing = db.session.get(adapter.model, m.record_id)
+    existing = records.get_existing(adapter.model, m.record_id)
     if existing is not None:
         try:
             adapter.get(user, m.record_id)
