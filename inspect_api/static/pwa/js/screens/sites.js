@@ -3,7 +3,7 @@
 import { h, mount, label } from "../dom.js";
 import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
-import { onSynced } from "../sync.js";
+import { onPulled, onSynced, onSyncState } from "../sync.js";
 import { statusChip } from "./site.js";
 
 export function siteLocation(permit) {
@@ -33,6 +33,9 @@ export async function sitesScreen(main) {
   const search = h("input", { type: "search", placeholder: "Search address, number, owner…", "aria-label": "Search sites" });
   const list = h("div");
   const fixNote = h("p.hint");
+  // During a first sync the list fills in page by page (onPulled); the note says why it grows.
+  const syncNote = h("p.banner.info", { "data-test": "first-sync-note", hidden: true },
+    "The first sync is still running: sites appear here as they arrive, and you can open any listed one now.");
   let permits = [];
   let assigned = new Set();
 
@@ -55,15 +58,18 @@ export async function sitesScreen(main) {
     mount(list,
       h("h2.section-title", `Assigned to you (${mine.length})`),
       mine.length ? h("ul.plain.card", { "aria-label": "Assigned sites" }, mine.map((p) => row(p, here)))
-        : h("p.card.muted", permits.length ? "No assigned site matches." : "No sites on this device yet. Sync while online to fetch your assigned sites."),
+        : h("p.card.muted", permits.length ? "No assigned site matches."
+          : !syncNote.hidden ? "No sites have arrived yet." : "No sites on this device yet. Sync while online to fetch your assigned sites."),
       others.length ? h("h2.section-title", `Other permits (${others.length}, view only)`) : null,
       others.length ? h("ul.plain.card", { "aria-label": "Other permits" }, others.slice(0, 200).map((p) => row(p, here))) : null);
   }
 
   search.addEventListener("input", draw);
-  mount(main, h("h1", "Sites"), h("div.search", search), fixNote, list);
+  mount(main, h("h1", "Sites"), syncNote, h("div.search", search), fixNote, list);
+  const stopState = onSyncState((s) => { syncNote.hidden = !(s.running && s.firstSync); });
   await load();
   const stopFix = onFix(() => draw());
   const stopSync = onSynced(load);
-  return () => { stopFix(); stopSync(); };
+  const stopPulled = onPulled(load);
+  return () => { stopFix(); stopSync(); stopPulled(); stopState(); };
 }
