@@ -43,8 +43,8 @@ def _columns(obj) -> dict[str, Any]:
 
 
 def _templates(supervisor, inspector, applicant) -> dict[str, Any]:
-    """One record of each kind, made by its service (R-C1 filing, R-E entry, R-I2 checklist, R-I4
-    finding, R-S1 sample)."""
+    """One record of each kind, made by its service: filing (R-C1), entry authorization (R-E2),
+    inspection with its checklist (R-I2, R-I3), finding (R-I4), sample (R-S1)."""
     from inspect_api.checklists.defaults import DEFAULT_ITEMS
     from inspect_api.entry.services import create_entry_authorization
     from inspect_api.extensions import db
