@@ -629,7 +629,7 @@ def main() -> None:
                       f"  supervisor: {r['reads']} reads, p50 {r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms\n"
                       f"  errors by status: {r['errors'] or 'none'}\n"
                       f"  server peak memory (gunicorn master + workers RSS): {r['peak_rss_mb']:.0f} MiB\n"
-                      f"  CPU: server {r['server_cpu_s']:.0f} s, moto's S3 {r['moto_cpu_s']:.0f} s, whole machine "
+                      f"  CPU: server {r['server_cpu_s']:.0f} s ({r['server_cpu_s'] / r['wall_s']:.2f} cores on average), moto's S3 {r['moto_cpu_s']:.0f} s, whole machine "
                       f"{r['machine_busy_s']:.0f} s of {wall_cores(r):.0f} s available; load {r['load'][0]:.1f} -> {r['load'][1]:.1f}\n"
                       f"  arrived exactly once: {'yes' if not r['problems'] else 'NO: ' + '; '.join(r['problems'][:10])}",
                       flush=True)
