@@ -12,6 +12,7 @@ supervisor signs in, and the script measures from the click on "Sign in":
   home     the home screen ("Inspections to review") has drawn its queue;
   usable   home drawn, and a permit can be found and opened: the Sites screen lists permits and the
            first one listed opens as its site screen (not "Site not on this device");
+  listed   back on Sites, left open: it lists every permit of the county;
   complete the first sync has finished (nothing left to receive: "Synced ..." and "Sync now" again);
 
 then the records the device holds (IndexedDB, counted) and the storage the origin uses
@@ -126,7 +127,7 @@ def until(page, script: str, timeout: float, every: float = 0.1, seen: list | No
     raise TimeoutError(f"not true after {timeout:.0f} s: {script[:80]}")
 
 
-def measure(base: str, county, timeout: float) -> dict:
+def measure(base: str, county, permits: int, timeout: float) -> dict:
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -153,10 +154,16 @@ def measure(base: str, county, timeout: float) -> dict:
                                  " h.textContent !== 'Site not on this device' && !document.querySelector('main .loading')); }",
                            timeout, seen=seen)
             syncing_when_usable = bool(page.evaluate(PROGRESS))
+            # Back to Sites, left open: when does it list every permit of the county?
+            page.evaluate("() => { location.hash = '#/sites'; }")
+            listed = until(page, "() => Array.from(document.querySelectorAll('main h2.section-title')).some((e) =>"
+                                 f" e.textContent === 'Other permits ({permits}, view only)')",
+                           timeout, every=0.25, seen=seen)
             complete = until(page, SYNCED, timeout, every=0.25, seen=seen)
             counts = page.evaluate(COUNT_RECORDS)
             estimate = page.evaluate(ESTIMATE)
             return {"home_s": home - start, "usable_s": usable - start, "complete_s": complete - start,
+                    "listed_s": listed - start,
                     "syncing_when_usable": syncing_when_usable, "counts": counts, "usage": estimate["usage"],
                     "progress": [(t - start, text) for t, text in seen]}
         finally:
@@ -188,10 +195,11 @@ def main() -> None:
               f"{seeded:.1f} s on {'PostgreSQL' if args.pg else 'SQLite'}; machine load {os.getloadavg()[0]:.2f}",
               flush=True)
         server = Server(app)
-        r = measure(server.url, county, args.timeout)
+        r = measure(server.url, county, args.permits, args.timeout)
         held = sum(r["counts"].values())
         print(f"home screen drawn:         {r['home_s']:6.1f} s after signing in")
         print(f"usable (a permit opened):  {r['usable_s']:6.1f} s{' (sync still running)' if r['syncing_when_usable'] else ''}")
+        print(f"Sites lists all permits:   {r['listed_s']:6.1f} s (the screen left open from then on)")
         print(f"first sync complete:       {r['complete_s']:6.1f} s")
         print(f"records on the device:     {held:,} ({r['counts']}); expected {feed - 1:,} (the feed less the one assignment)")
         print(f"IndexedDB + caches (navigator.storage.estimate().usage): {r['usage'] / 2**20:.1f} MiB")
