@@ -22,15 +22,21 @@ let running = null;
 // each page instead of waiting for the run to end (issue 16: usable before the first sync ends).
 // At most one call per PULLED_EVERY_MS, so a redraw never runs for every page; onSynced still
 // fires at the end.
+// Each call gets the set of entities that landed since the previous call, so a screen can skip
+// pages that hold nothing it shows.
 const PULLED_EVERY_MS = 1500;
 const pulled = new Set();
 let lastPulled = 0;
+let landed = new Set();
 export function onPulled(fn) { pulled.add(fn); return () => pulled.delete(fn); }
-function pageLanded() {
+function pageLanded(changes) {
+  for (const c of changes) landed.add(c.entity);
   const now = Date.now();
   if (now - lastPulled < PULLED_EVERY_MS) return;
   lastPulled = now;
-  for (const fn of pulled) fn();
+  const entities = landed;
+  landed = new Set();
+  for (const fn of pulled) fn(entities);
 }
 
 export function onSyncState(fn) { listeners.add(fn); fn(state); return () => listeners.delete(fn); }
@@ -249,7 +255,7 @@ async function pull() {
     received += changes.length;
     emit({ received, progress: pullProgress(first, received, body.has_more) });
     if (!body.has_more) return;
-    pageLanded();
+    pageLanded(changes);
   }
 }
 

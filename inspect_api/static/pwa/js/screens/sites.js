@@ -6,6 +6,9 @@ import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.
 import { onPulled, onSynced, onSyncState } from "../sync.js";
 import { statusChip } from "./site.js";
 
+// The order localeCompare gives, made once (localeCompare builds a collator per call).
+const ADDRESS_ORDER = new Intl.Collator();
+
 export function siteLocation(permit) {
   const loc = permit.site && permit.site.location;
   return loc && typeof loc.lat === "number" ? { lat: loc.lat, lon: loc.lon } : null;
@@ -45,16 +48,37 @@ export async function sitesScreen(main) {
     draw();
   }
 
+  // While pages land: reading every permit back holds the permits store, which the next page's
+  // write waits for. Only pages that brought permits or assignments count; one reload at a time,
+  // after a pause of at least four times what the last one cost, so the list never takes more than
+  // a fifth of the time the sync has. What a skipped call brought waits for the next one.
+  let reloading = false;
+  let nextAt = 0;
+  let stale = false;
+  async function reloadWhilePulling(entities) {
+    if (entities.has("permit") || entities.has("assignment")) stale = true;
+    if (!stale || reloading || Date.now() < nextAt) return;
+    stale = false;
+    reloading = true;
+    const started = Date.now();
+    try { await load(); } finally {
+      reloading = false;
+      nextAt = Date.now() + 4 * (Date.now() - started);
+    }
+  }
+
   function draw() {
     const here = bestFix();
     fixNote.textContent = here ? `Distances from your position (±${Math.round(here.accuracy_m)} m).`
       : locationProblem() || "Waiting for a location fix to show distances.";
     const q = search.value.trim();
-    const shown = permits.filter((p) => matches(p, q));
-    const byDistance = (a, b) => (distanceM(here, siteLocation(a)) ?? 1e12) - (distanceM(here, siteLocation(b)) ?? 1e12)
-      || String(a.site && a.site.address).localeCompare(String(b.site && b.site.address));
-    const mine = shown.filter((p) => assigned.has(p.id)).sort(byDistance);
-    const others = shown.filter((p) => !assigned.has(p.id)).sort(byDistance);
+    // Distance and address once per permit, then one sort: a county's 10,000 permits sorted with a
+    // distance and a localeCompare per comparison took seconds a draw.
+    const keyed = permits.filter((p) => matches(p, q))
+      .map((p) => ({ p, d: distanceM(here, siteLocation(p)) ?? 1e12, a: String(p.site && p.site.address) }));
+    const byDistance = (x, y) => x.d - y.d || ADDRESS_ORDER.compare(x.a, y.a);
+    const mine = keyed.filter((k) => assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
+    const others = keyed.filter((k) => !assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
     mount(list,
       h("h2.section-title", `Assigned to you (${mine.length})`),
       mine.length ? h("ul.plain.card", { "aria-label": "Assigned sites" }, mine.map((p) => row(p, here)))
@@ -70,6 +94,6 @@ export async function sitesScreen(main) {
   await load();
   const stopFix = onFix(() => draw());
   const stopSync = onSynced(load);
-  const stopPulled = onPulled(load);
+  const stopPulled = onPulled(reloadWhilePulling);
   return () => { stopFix(); stopSync(); stopPulled(); stopState(); };
 }
