@@ -13,7 +13,7 @@ import * as store from "./store.js";
 import { uploadPhoto } from "./upload.js";
 import { pullProgress } from "./sync_progress.js";
 
-const state = { running: false, progress: "", error: "", lastSync: null, received: 0, counts: { pending: 0, photos: 0, problems: 0 } };
+const state = { running: false, progress: "", error: "", lastSync: null, received: 0, firstSync: false, counts: { pending: 0, photos: 0, problems: 0 } };
 const listeners = new Set();
 let running = null;
 
@@ -21,9 +21,8 @@ let running = null;
 // or more: screens that list the device's copy (Sites, a site not on the device yet) fill in from
 // each page instead of waiting for the run to end (issue 16: usable before the first sync ends).
 // At most one call per PULLED_EVERY_MS, so a redraw never runs for every page; onSynced still
-// fires at the end.
-// Each call gets the set of entities that landed since the previous call, so a screen can skip
-// pages that hold nothing it shows.
+// fires at the end. Each call gets the entities that landed since the previous one, so a screen can
+// skip pages that hold nothing it shows.
 const PULLED_EVERY_MS = 1500;
 const pulled = new Set();
 let lastPulled = 0;
