@@ -22,6 +22,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/router.js",
   "/static/pwa/js/store.js",
   "/static/pwa/js/sync.js",
+  "/static/pwa/js/sync_progress.js",
   "/static/pwa/js/swclient.js",
   "/static/pwa/js/upload.js",
   "/static/pwa/js/rules/determination.js",

@@ -11,10 +11,32 @@ import * as outbox from "./outbox.js";
 import { nextRound, recordKey } from "./outbox_order.js";
 import * as store from "./store.js";
 import { uploadPhoto } from "./upload.js";
+import { pullProgress } from "./sync_progress.js";
 
-const state = { running: false, progress: "", error: "", lastSync: null, counts: { pending: 0, photos: 0, problems: 0 } };
+const state = { running: false, progress: "", error: "", lastSync: null, received: 0, firstSync: false, counts: { pending: 0, photos: 0, problems: 0 } };
 const listeners = new Set();
 let running = null;
+
+// Pages of a pull as they land. A first sync of a county is tens of thousands of records, a minute
+// or more: screens that list the device's copy (Sites, a site not on the device yet) fill in from
+// each page instead of waiting for the run to end (issue 16: usable before the first sync ends).
+// At most one call per PULLED_EVERY_MS, so a redraw never runs for every page; onSynced still
+// fires at the end. Each call gets the entities that landed since the previous one, so a screen can
+// skip pages that hold nothing it shows.
+const PULLED_EVERY_MS = 1500;
+const pulled = new Set();
+let lastPulled = 0;
+let landed = new Set();
+export function onPulled(fn) { pulled.add(fn); return () => pulled.delete(fn); }
+function pageLanded(changes) {
+  for (const c of changes) landed.add(c.entity);
+  const now = Date.now();
+  if (now - lastPulled < PULLED_EVERY_MS) return;
+  lastPulled = now;
+  const entities = landed;
+  landed = new Set();
+  for (const fn of pulled) fn(entities);
+}
 
 export function onSyncState(fn) { listeners.add(fn); fn(state); return () => listeners.delete(fn); }
 
@@ -55,7 +77,7 @@ async function run(reason) {
   } catch (err) {
     emit({ error: plain(err) });
   } finally {
-    emit({ running: false, progress: "" });
+    emit({ running: false, progress: "", firstSync: false });
     await refreshCounts();
     for (const fn of finished) fn();
   }
@@ -208,21 +230,31 @@ async function pendingKeys() {
 async function pull() {
   const user = currentUser();
   let cursor = await meta.get("cursor");
+  // A device that never finished a sync run is on its first, even when an interrupted run left a cursor.
+  let first = !cursor || !(await meta.get("last_sync"));
+  let received = 0;
+  emit({ received: 0, firstSync: first });
   for (let page = 0; page < 1000; page += 1) {
-    emit({ progress: page ? `Receiving updates (page ${page + 1})…` : "Receiving updates…" });
+    emit({ progress: pullProgress(first, received, true) });
     const query = new URLSearchParams({ limit: "500", ...(cursor ? { cursor } : {}) });
     const response = await raw(`/api/v1/sync/pull?${query}`, { allow: [410] });
     if (response.status === 410) {  // the server no longer keeps changes that old: start from scratch
       await clearUserData();
       cursor = null;
+      first = true;
+      received = 0;
       continue;
     }
     const body = await response.json();
-    await store.applyChanges(body.changes || [], await pendingKeys(), user.id);
+    const changes = body.changes || [];
+    await store.applyChanges(changes, await pendingKeys(), user.id);
     cursor = body.cursor;
     await meta.set("cursor", cursor);
     await meta.set("last_pull", new Date().toISOString());
+    received += changes.length;
+    emit({ received, progress: pullProgress(first, received, body.has_more) });
     if (!body.has_more) return;
+    pageLanded(changes);
   }
 }
 

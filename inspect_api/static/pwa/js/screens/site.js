@@ -6,7 +6,7 @@ import { currentUser } from "../auth.js";
 import { coverageReason, coverageProblem } from "../rules/entry.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { bestFix, distanceM, fmtDistance } from "../geo.js";
-import { onSynced } from "../sync.js";
+import { onPulled, onSynced, syncState } from "../sync.js";
 import { uuid } from "../dom.js";
 import { go } from "../router.js";
 import { PARAMETERS } from "../rules/samples.js";
@@ -105,8 +105,17 @@ export function canDoFieldWork(permit) {
 }
 
 export async function siteScreen(main, { id }) {
+  let missing = false;
   const draw = async () => {
     const permit = await store.getPermit(id);
+    missing = !permit;
+    if (!permit && syncState().running && syncState().firstSync) {
+      // Opened from a link during the first sync: it shows itself when its page lands (onPulled).
+      mount(main, h("h1", "Site not on this device yet"), h("p.banner.info", { "data-test": "site-waiting" },
+        "The first sync is still receiving records; this site appears here when it arrives."),
+        h("p", h("a", { href: "#/sites" }, "Go back to the sites"), "."));
+      return;
+    }
     if (!permit) {
       mount(main, h("h1", "Site not on this device"), h("p", "Sync while online, or ", h("a", { href: "#/sites" }, "go back to the sites"), "."));
       return;
@@ -173,5 +182,8 @@ export async function siteScreen(main, { id }) {
             : h("p.muted", "None yet."))));
   };
   await draw();
-  return onSynced(draw);
+  // Pages landing redraw only a site still missing: one the user is reading does not jump under them.
+  const stopPulled = onPulled(() => { if (missing) draw(); });
+  const stopSynced = onSynced(draw);
+  return () => { stopPulled(); stopSynced(); };
 }

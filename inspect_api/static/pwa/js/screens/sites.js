@@ -3,9 +3,12 @@
 import { h, mount, label } from "../dom.js";
 import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
-import { onSynced } from "../sync.js";
+import { onPulled, onSynced, onSyncState } from "../sync.js";
 import { statusChip } from "./site.js";
 import { currentUser } from "../auth.js";
+
+// The order localeCompare gives, made once (localeCompare builds a collator per call).
+const ADDRESS_ORDER = new Intl.Collator();
 
 export function siteLocation(permit) {
   const loc = permit.site && permit.site.location;
@@ -34,6 +37,9 @@ export async function sitesScreen(main) {
   const search = h("input", { type: "search", placeholder: "Search address, number, owner…", "aria-label": "Search sites" });
   const list = h("div");
   const fixNote = h("p.hint");
+  // During a first sync the list fills in page by page (onPulled); the note says why it grows.
+  const syncNote = h("p.banner.info", { "data-test": "first-sync-note", hidden: true },
+    "The first sync is still running: sites appear here as they arrive, and you can open any listed one now.");
   let permits = [];
   let assigned = new Set();
 
@@ -43,20 +49,42 @@ export async function sitesScreen(main) {
     draw();
   }
 
+  // While pages land: reading every permit back holds the permits store, which the next page's
+  // write waits for. Only pages that brought permits or assignments count; one reload at a time,
+  // after a pause of at least four times what the last one cost, so the list never takes more than
+  // a fifth of the time the sync has. What a skipped call brought waits for the next one.
+  let reloading = false;
+  let nextAt = 0;
+  let stale = false;
+  async function reloadWhilePulling(entities) {
+    if (entities.has("permit") || entities.has("assignment")) stale = true;
+    if (!stale || reloading || Date.now() < nextAt) return;
+    stale = false;
+    reloading = true;
+    const started = Date.now();
+    try { await load(); } finally {
+      reloading = false;
+      nextAt = Date.now() + 4 * (Date.now() - started);
+    }
+  }
+
   function draw() {
     const here = bestFix();
     fixNote.textContent = here ? `Distances from your position (±${Math.round(here.accuracy_m)} m).`
       : locationProblem() || "Waiting for a location fix to show distances.";
     const q = search.value.trim();
-    const shown = permits.filter((p) => matches(p, q));
-    const byDistance = (a, b) => (distanceM(here, siteLocation(a)) ?? 1e12) - (distanceM(here, siteLocation(b)) ?? 1e12)
-      || String(a.site && a.site.address).localeCompare(String(b.site && b.site.address));
-    const mine = shown.filter((p) => assigned.has(p.id)).sort(byDistance);
-    const others = shown.filter((p) => !assigned.has(p.id)).sort(byDistance);
+    // Distance and address once per permit, then one sort: a county's 10,000 permits sorted with a
+    // distance and a localeCompare per comparison took seconds a draw.
+    const keyed = permits.filter((p) => matches(p, q))
+      .map((p) => ({ p, d: distanceM(here, siteLocation(p)) ?? 1e12, a: String(p.site && p.site.address) }));
+    const byDistance = (x, y) => x.d - y.d || ADDRESS_ORDER.compare(x.a, y.a);
+    const mine = keyed.filter((k) => assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
+    const others = keyed.filter((k) => !assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
     mount(list,
       h("h2.section-title", `Assigned to you (${mine.length})`),
       mine.length ? h("ul.plain.card", { "aria-label": "Assigned sites" }, mine.map((p) => row(p, here)))
-        : h("p.card.muted", permits.length ? "No assigned site matches." : "No sites on this device yet. Sync while online to fetch your assigned sites."),
+        : h("p.card.muted", permits.length ? "No assigned site matches."
+          : !syncNote.hidden ? "No sites have arrived yet." : "No sites on this device yet. Sync while online to fetch your assigned sites."),
       others.length ? h("h2.section-title", `Other permits (${others.length}, view only)`) : null,
       others.length ? h("ul.plain.card", { "aria-label": "Other permits" }, others.slice(0, 200).map((p) => row(p, here))) : null);
   }
@@ -65,9 +93,11 @@ export async function sitesScreen(main) {
   // Supervisors open enforcement cases for land disturbed with no application (R-O0).
   const office = currentUser() && currentUser().role === "supervisor"
     ? h("a.button", { href: "#/cases/new" }, "Open an enforcement case") : null;
-  mount(main, office ? h("div.split", h("h1", "Sites"), office) : h("h1", "Sites"), h("div.search", search), fixNote, list);
+  mount(main, office ? h("div.split", h("h1", "Sites"), office) : h("h1", "Sites"), syncNote, h("div.search", search), fixNote, list);
+  const stopState = onSyncState((s) => { syncNote.hidden = !(s.running && s.firstSync); });
   await load();
   const stopFix = onFix(() => draw());
   const stopSync = onSynced(load);
-  return () => { stopFix(); stopSync(); };
+  const stopPulled = onPulled(reloadWhilePulling);
+  return () => { stopFix(); stopSync(); stopPulled(); stopState(); };
 }
