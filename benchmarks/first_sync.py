@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sqlalchemy as sa  # noqa: E402
 
 from benchmarks.county import PASSWORD, seed_county  # noqa: E402
+from benchmarks.throwaway import Throwaway  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -58,32 +58,6 @@ PROGRESS = "() => { const p = document.querySelector('[data-test=progress]'); re
 SYNCED = ("() => { const b = document.querySelector(\"#syncbar button[aria-label='Sync now']\");"
           " const l = document.querySelector('[data-test=last-sync]');"
           " return Boolean(b && !b.disabled && l && l.textContent.startsWith('Synced')); }")
-
-
-def _psycopg(url: str) -> str:
-    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
-
-
-class Throwaway:
-    def __init__(self, pg_url: str | None) -> None:
-        self.name = None
-        if pg_url:
-            self.admin = sa.create_engine(_psycopg(pg_url), isolation_level="AUTOCOMMIT")
-            self.name = f"first_sync_{uuid.uuid4().hex[:10]}"
-            with self.admin.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-            self.url = sa.engine.make_url(_psycopg(pg_url)).set(database=self.name).render_as_string(False)
-        else:
-            self.folder = tempfile.TemporaryDirectory(prefix="first-sync-")
-            self.url = f"sqlite:///{self.folder.name}/bench.sqlite3"
-
-    def drop(self) -> None:
-        if self.name:
-            with self.admin.connect() as conn:
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-            self.admin.dispose()
-        else:
-            self.folder.cleanup()
 
 
 def build_app(url: str, blobs: str):
@@ -179,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} is not installed (Debian package `chromium`)")
-    db_ = Throwaway(args.pg)
+    db_ = Throwaway(args.pg, "first_sync")
     blobs = tempfile.TemporaryDirectory(prefix="first-sync-blobs-")
     server = None
     try:

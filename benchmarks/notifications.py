@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sqlalchemy as sa  # noqa: E402
 
+from benchmarks.throwaway import Throwaway  # noqa: E402
 from inspect_api import create_app, import_models  # noqa: E402
 from inspect_api.config import TestConfig  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
@@ -39,21 +40,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def database(pg_url: str | None, folder: Path) -> tuple[str, callable]:
-    if not pg_url:
-        return f"sqlite:///{folder / 'bench.sqlite3'}", lambda: None
-    admin = sa.create_engine(pg_url.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT")
-    name = f"notify_bench_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    url = sa.engine.make_url(pg_url.replace("postgresql://", "postgresql+psycopg://", 1)).set(database=name)
-    return url.render_as_string(hide_password=False), drop
 
 
 def main() -> int:
@@ -68,7 +54,8 @@ def main() -> int:
     server = Controller(Sink(), hostname="127.0.0.1", port=port)
     server.start()
     folder = Path(tempfile.mkdtemp(prefix="notify-bench-"))
-    url, drop = database(args.pg, folder)
+    target = Throwaway(args.pg, "notify_bench")
+    url = target.url
     try:
         import_models()
         engine = sa.create_engine(url)
@@ -83,7 +70,7 @@ def main() -> int:
             db.engine.dispose()
     finally:
         server.stop()
-        drop()
+        target.drop()
     return 0
 
 

@@ -29,7 +29,6 @@ import os
 import secrets
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -44,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
+
+from benchmarks.throwaway import Throwaway  # noqa: E402
 
 API = "/api/v1"
 PASSWORD = "storm benchmark password 1"
@@ -52,10 +52,6 @@ CHUNK = 512 * 1024  # the app's tus chunk (static/pwa/js/upload.js)
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 RETRIES = 3  # a refused request (503 image_busy, a dropped connection) is tried again, like the app's next sync
-
-
-def _psycopg(url: str) -> str:
-    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
 
 
 def free_port() -> int:
@@ -106,22 +102,6 @@ def camera_jpeg(lat: float, lon: float) -> bytes:
 
 
 # --- the services: database, S3, gunicorn ---------------------------------------------------------
-
-class Database:
-    """A new database on the PostgreSQL server, upgraded to head by this tree's CLI, dropped at the end."""
-
-    def __init__(self, server_url: str) -> None:
-        self.admin = sa.create_engine(_psycopg(server_url), isolation_level="AUTOCOMMIT")
-        self.name = f"storm_bench_{uuid.uuid4().hex[:10]}"
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-        self.url = sa.engine.make_url(server_url).set(database=self.name).render_as_string(False)
-
-    def drop(self) -> None:
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-        self.admin.dispose()
-
 
 class MotoS3:
     """moto's ThreadedMotoServer in a process of its own (its work must not share this process's
@@ -530,7 +510,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def run(workers: int, args, s3: MotoS3, photo: bytes) -> dict:
-    db = Database(args.pg)
+    db = Throwaway(args.pg, "storm_bench")  # upgraded to head by this tree's CLI below
     bucket = f"storm-{uuid.uuid4().hex[:8]}"
     s3.bucket(bucket)
     env = server_env(db.url, s3, bucket)

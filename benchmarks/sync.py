@@ -23,7 +23,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -34,40 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sqlalchemy as sa  # noqa: E402
 
+from benchmarks.throwaway import Throwaway  # noqa: E402
 from inspect_api import create_app, import_models  # noqa: E402
 from inspect_api.config import TestConfig  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
 
 T0 = datetime(2026, 5, 4, 13, 0, tzinfo=timezone.utc)
 PASSWORD = "benchmark password 1"
-
-
-def _psycopg(url: str) -> str:
-    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
-
-
-class Throwaway:
-    """A fresh database: a temporary SQLite file, or a new database on a PostgreSQL server."""
-
-    def __init__(self, pg_url: str | None) -> None:
-        self.pg_url, self.name = pg_url, None
-        if pg_url:
-            self.admin = sa.create_engine(_psycopg(pg_url), isolation_level="AUTOCOMMIT")
-            self.name = f"sync_bench_{uuid.uuid4().hex[:10]}"
-            with self.admin.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-            self.url = sa.engine.make_url(_psycopg(pg_url)).set(database=self.name).render_as_string(False)
-        else:
-            self.folder = tempfile.TemporaryDirectory(prefix="sync-bench-")
-            self.url = f"sqlite:///{self.folder.name}/bench.sqlite3"
-
-    def drop(self) -> None:
-        if self.name:
-            with self.admin.connect() as conn:
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-            self.admin.dispose()
-        else:
-            self.folder.cleanup()
 
 
 def build_app(url: str):
@@ -370,7 +342,7 @@ def bench_index(app, client, permit_id: str, assigned_permit: str, headers: dict
 def run(label: str, pg_url: str | None, args) -> None:
     """Setup runs in an app context; the requests run outside it, so each gets its own session as
     in a server (a context held across requests would grow one identity map for the whole run)."""
-    target = Throwaway(pg_url)
+    target = Throwaway(pg_url, "sync_bench")
     print(f"\n== {label} ==")
     try:
         app = build_app(target.url)

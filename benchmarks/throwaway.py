@@ -1,0 +1,35 @@
+"""A fresh database for one benchmark run: a temporary SQLite file, or a new database on a PostgreSQL
+server (created here, dropped by `drop`, even while connections remain)."""
+from __future__ import annotations
+
+import tempfile
+import uuid
+
+import sqlalchemy as sa
+
+
+def psycopg_url(url: str) -> str:
+    """SQLAlchemy's spelling of a PostgreSQL URL served through psycopg 3."""
+    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
+
+
+class Throwaway:
+    def __init__(self, pg_url: str | None, prefix: str) -> None:
+        self.pg_url, self.name = pg_url, None
+        if pg_url:
+            self.admin = sa.create_engine(psycopg_url(pg_url), isolation_level="AUTOCOMMIT")
+            self.name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+            with self.admin.connect() as conn:
+                conn.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
+            self.url = sa.engine.make_url(psycopg_url(pg_url)).set(database=self.name).render_as_string(False)
+        else:
+            self.folder = tempfile.TemporaryDirectory(prefix=f"{prefix}-")
+            self.url = f"sqlite:///{self.folder.name}/bench.sqlite3"
+
+    def drop(self) -> None:
+        if self.name:
+            with self.admin.connect() as conn:
+                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+            self.admin.dispose()
+        else:
+            self.folder.cleanup()
