@@ -118,19 +118,22 @@ def _parse(raw: Any) -> tuple[Mutation | Outcome, str | None]:
     return m, str(raw["mutation_id"])  # answered in the device's own spelling; stored canonical
 
 
+_RECORDED_OUTCOME = ("status", "version", "error", "message", "errors", "server_record", "conflict_id")
+
+
 @dataclass
 class _Prior:
-    """A recorded outcome, as a resend of its mutation id is answered."""
+    """A recorded outcome, as a resend of its mutation id is answered: who sent it, for which record."""
     user_id: str
     entity: str
     record_id: str | None
-    status: str
-    version: int | None = None
-    error: str | None = None
-    message: str | None = None
-    errors: dict[str, Any] | None = None
-    server_record: dict[str, Any] | None = None
-    conflict_id: str | None = None
+    outcome: Outcome
+
+    COLUMNS = ("user_id", "entity", "record_id", *_RECORDED_OUTCOME)
+
+    @classmethod
+    def from_row(cls, row) -> "_Prior":
+        return cls(row["user_id"], row["entity"], row["record_id"], Outcome(**{k: row[k] for k in _RECORDED_OUTCOME}))
 
 
 _OUTCOME_COLUMNS = ("mutation_id", "device_id", "user_id", "entity", "record_id", "op", "status", "version",
@@ -211,7 +214,7 @@ class _Batch:
             outcome = _INTERNAL
         self.final[m.mutation_id] = row
         if row is not None:
-            self.seen[m.mutation_id] = _Prior(**{k: row[k] for k in _Prior.__dataclass_fields__})
+            self.seen[m.mutation_id] = _Prior.from_row(row)
         return _result(sent_as, m, outcome)
 
     def write_outcomes(self) -> None:
@@ -228,11 +231,11 @@ def _recorded(ids: list[str]) -> dict[str, _Prior]:
     """Outcomes already recorded for these mutation ids, in one query per chunk."""
     found: dict[str, _Prior] = {}
     table = SyncMutation.__table__
-    columns = [table.c.mutation_id, *(table.c[k] for k in _Prior.__dataclass_fields__)]
+    columns = [table.c.mutation_id, *(table.c[k] for k in _Prior.COLUMNS)]
     for start in range(0, len(ids), registry.IN_CHUNK):
         for row in db.session.execute(sa.select(*columns).where(
                 table.c.mutation_id.in_(ids[start:start + registry.IN_CHUNK]))).mappings():
-            found[row["mutation_id"]] = _Prior(**{k: row[k] for k in _Prior.__dataclass_fields__})
+            found[row["mutation_id"]] = _Prior.from_row(row)
     return found
 
 
@@ -256,10 +259,8 @@ def _answer_prior(user, sent_as: str, m: Mutation, prior: _Prior) -> dict[str, A
         return _result(sent_as, m, Outcome(
             "rejected", error="mutation_id_reused", recorded=False,
             message="This mutation id was already used for another change; make a new one."))
-    result = _result(sent_as, m, Outcome(
-        prior.status, version=prior.version, error=prior.error, message=prior.message, errors=prior.errors,
-        server_record=prior.server_record, conflict_id=prior.conflict_id))
-    result["original_status"] = prior.status
+    result = _result(sent_as, m, prior.outcome)
+    result["original_status"] = prior.outcome.status
     result["status"] = "duplicate"
     return result
 
