@@ -49,7 +49,8 @@ def e_mailed_order(factory, client, permit, applicant, supervisor_email) -> None
         "permit_id": permit.id, "kinds": ["controls"], "deadline": (clock.today() + timedelta(days=7)).isoformat(),
         "requirements": [{"kind": "controls", "text": "Restake the silt fence"}]})
     assert r.status_code == 201, r.get_json()
-    owner = db.session.query(Notification).filter_by(recipient_role="owner").one()
+    owner = db.session.query(Notification).filter_by(recipient_role="owner", event="order_issued",
+                                                        record_id=r.get_json()["id"]).one()
     owner.status, owner.attempts, owner.sent_at, owner.smtp_reply = "sent", 1, clock.now(), "250 2.0.0 Ok"
     order = db.session.get(Order, r.get_json()["id"])
     outbox.enqueue("order_issued", order, [outbox.Recipient.from_user(applicant, role="applicant")],
