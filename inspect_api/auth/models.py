@@ -49,3 +49,21 @@ class AuthSession(db.Model):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+class Device(db.Model):
+    """A tablet or browser that syncs. The id is the client's own; the pending count is what the
+    device last said it still holds unsent, so a supervisor sees where unsynced work sits."""
+
+    __tablename__ = "devices"
+
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True, index=True)
+    name: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    app_version: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
+    first_seen: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
+    last_push_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_pull_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    pending_count: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    pending_reported_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)

@@ -8,6 +8,7 @@ from flask import g, request
 from flask_jwt_extended import current_user, get_jwt, jwt_required, verify_jwt_in_request
 
 from ..errors import Forbidden
+from .devices import device_owner
 
 
 def login_required(fn: Callable) -> Callable:
@@ -49,7 +50,6 @@ def _remember_device() -> None:
     if not claims.get("device") and named and request.method not in SAFE_METHODS:
         # Records keep the device they were made on as evidence: a write may not name another
         # account's tablet (sync push refuses the same in touch_device).
-        from ..sync.devices import device_owner
         owner = device_owner(named)
         if owner is not None and owner != current_user.id:
             raise Forbidden("This device id is registered to another account; sign in on the device itself.",

@@ -8,11 +8,13 @@ from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
-from .. import audit
+from .. import audit, clock
 from ..errors import ApiError, Conflict, NotFound, Unauthorized, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from .models import AuthSession, User
+from . import devices
+from .devices import device_owner
+from .models import AuthSession, Device, User
 from .passwords import check_password, hash_password, needs_rehash, verify_password  # noqa: F401
 
 
@@ -121,7 +123,6 @@ def authenticate(email: str, password: str) -> User:
 
 def start_session(user: User, device_name: str | None, device_id: str | None) -> dict:
     if device_id:
-        from ..sync.devices import device_owner
         if device_owner(device_id) not in (None, user.id):
             # A shared tablet whose id is another account's: this account gets a device of its own
             # (answered as `device_id`, which the app keeps), never the other account's device.
@@ -194,3 +195,27 @@ def revoke_sessions(*, user_id: str | None = None, device_id: str | None = None,
         session.revoked_at = now
     db.session.flush()
     return len(sessions)
+
+
+def revoke_device(actor, device_id: str) -> Device:
+    """End every session of the device and refuse its syncs from now on."""
+    device = db.session.get(Device, device_id)
+    if device is None:
+        owner = db.session.scalar(select(AuthSession.user_id).where(AuthSession.device_id == device_id)
+                                  .order_by(AuthSession.created_at.desc()).limit(1))
+        if owner is None:
+            raise NotFound("No such device.")
+        device = Device(id=device_id, user_id=owner, name=devices.session_device_name(device_id, search=True),
+                        first_seen=clock.now())
+        db.session.add(device)
+    newly = device.revoked_at is None
+    if newly:
+        device.revoked_at, device.revoked_by = clock.now(), actor.id
+    ended = revoke_sessions(device_id=device_id)
+    db.session.flush()
+    audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},
+                 actor=actor)
+    if newly:
+        from ..notifications import events  # issue 15: a security notice to the device's user
+        events.device_revoked(device, actor)
+    return device

@@ -20,7 +20,8 @@ from ..extensions import db
 from ..paging import page_query
 from ..records import check_version, editable_keys, expected_version, settle_read_only, stored_form
 from . import registry, rights, rules
-from .models import Device, SyncConflict
+from ..auth.models import Device
+from .models import SyncConflict
 
 FILTERS = ("status", "entity", "record_id", "permit_id")
 

@@ -9,7 +9,9 @@ from ..auth.permissions import current_device_id, current_user, login_required, 
 from ..database import writes
 from .. import paging
 from ..extensions import db
-from . import conflicts, devices, pull, purge, services
+from ..auth import devices
+from ..auth.services import revoke_device
+from . import conflicts, pull, purge, services
 from .schemas import (ConflictQuerySchema, ConflictSchema, DeviceQuerySchema, DeviceSchema, PullQuerySchema,
                       PullSchema, PushResultSchema, PushSchema, ResolveSchema)
 
@@ -115,7 +117,7 @@ class DeviceRevoke(MethodView):
     @devices_blp.response(200, DeviceSchema)
     def post(self, device_id):
         """Revoke a device: its sessions end (refresh and access tokens die) and it may no longer sync"""
-        return devices.revoke_device(current_user, device_id)
+        return revoke_device(current_user, device_id)
 
 
 blp.cli.help = "Offline sync maintenance."

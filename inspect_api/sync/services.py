@@ -36,7 +36,7 @@ from ..extensions import db
 from ..records import editable_keys, settle_read_only, stored_form
 from ..permits import access
 from . import registry, rights, rules
-from .devices import touch_device
+from ..auth.devices import touch_device
 from .models import SyncConflict, SyncMutation
 from .schemas import MutationSchema
 from .snapshots import to_json

@@ -6,7 +6,7 @@ import uuid
 
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
-from inspect_api.sync.models import Device
+from inspect_api.auth.models import Device
 from tests.factories import PASSWORD
 
 from ..permits.conftest import assert_error

@@ -114,7 +114,7 @@ def test_a_stale_push_with_the_right_is_still_a_conflict(site, client):
     result = device.push([edit("sample", sample_id, 1, {"notes": "Cloudy water", "sampler": "Dana Field"})])[0]
     assert result["status"] == "conflict" and result["conflict_id"], result
     db.session.expire_all()
-    from inspect_api.sync.models import Device
+    from inspect_api.auth.models import Device
     db.session.get(Device, "tablet-north").name = "North tablet"
     db.session.commit()
     body = client.get(f"{API}/sync/conflicts/{result['conflict_id']}", headers=site.headers(site.supervisor))

@@ -1,8 +1,9 @@
 """The device registry: which tablets sync, for whom, when, and what they still hold unsent.
 
 A device is registered the first time it pushes or pulls (its id comes from the push body, the
-X-Device-Id header or the token's `device` claim). Revoking one ends its sign-in sessions, so its
-refresh and access tokens stop working, and refuses its pushes and pulls from then on.
+X-Device-Id header or the token's `device` claim). A device belongs to one account, so the registry
+lives with the accounts; sync asks it. Revoking one (services.revoke_device) ends its sign-in
+sessions, so its refresh and access tokens stop working, and refuses its pushes and pulls from then on.
 """
 from __future__ import annotations
 
@@ -14,17 +15,15 @@ from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 
 from .. import clock
-from .. import audit
-from ..auth.models import AuthSession
 from ..errors import Forbidden, NotFound
 from ..extensions import db
 from ..paging import page_query
-from .models import Device
+from .models import AuthSession, Device
 
 MANAGERS = ("supervisor", "admin")
 
 
-def _session_device_name(device_id: str, *, search: bool = False) -> str | None:
+def session_device_name(device_id: str, *, search: bool = False) -> str | None:
     """The name the device signed in with: from this request's session (already loaded by the token
     check), or, when registering, from its latest session that named it."""
     session_id = getattr(g, "session_id", None)
@@ -41,7 +40,7 @@ def _session_device_name(device_id: str, *, search: bool = False) -> str | None:
 def _register(user, device_id: str) -> Device:
     try:
         with db.session.begin_nested():
-            device = Device(id=device_id, user_id=user.id, name=_session_device_name(device_id, search=True),
+            device = Device(id=device_id, user_id=user.id, name=session_device_name(device_id, search=True),
                             first_seen=clock.now())
             db.session.add(device)
             db.session.flush()
@@ -70,7 +69,7 @@ def touch_device(user, device_id: str | None, *, pushed: bool = False, pulled: b
         raise Forbidden("This device id is registered to another account; sign in on the device itself.",
                         error="device_in_use")
     if device.name is None and not fresh:
-        device.name = _session_device_name(device_id)  # no query: the token check loaded the session
+        device.name = session_device_name(device_id)  # no query: the token check loaded the session
     if app_version:
         device.app_version = app_version
     if pushed:
@@ -117,29 +116,4 @@ def get_device(user, device_id: str) -> Device:
     device = db.session.scalar(visible_devices(user).where(Device.id == device_id))
     if device is None:
         raise NotFound("No such device.")
-    return device
-
-
-def revoke_device(actor, device_id: str) -> Device:
-    """End every session of the device and refuse its syncs from now on."""
-    from ..auth.services import revoke_sessions
-    device = db.session.get(Device, device_id)
-    if device is None:
-        owner = db.session.scalar(select(AuthSession.user_id).where(AuthSession.device_id == device_id)
-                                  .order_by(AuthSession.created_at.desc()).limit(1))
-        if owner is None:
-            raise NotFound("No such device.")
-        device = Device(id=device_id, user_id=owner, name=_session_device_name(device_id, search=True),
-                        first_seen=clock.now())
-        db.session.add(device)
-    newly = device.revoked_at is None
-    if newly:
-        device.revoked_at, device.revoked_by = clock.now(), actor.id
-    ended = revoke_sessions(device_id=device_id)
-    db.session.flush()
-    audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},
-                 actor=actor)
-    if newly:
-        from ..notifications import events  # issue 15: a security notice to the device's user
-        events.device_revoked(device, actor)
     return device
