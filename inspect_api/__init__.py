@@ -6,9 +6,12 @@ from pathlib import Path
 
 from flask import Flask
 
+from . import audit, changes, numbering  # noqa: F401  (tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
+from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
 from .extensions import api, compress, db, jwt, limiter, migrate
+from .http import register_http_policies
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
 # of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
@@ -20,14 +23,16 @@ MODEL_DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampl
 
 
 def import_models() -> None:
-    """Import every domain's models so the metadata (and Alembic) sees all tables."""
-    from . import audit, changes, numbering  # noqa: F401
+    """Import every domain's models so the metadata (and Alembic) sees all tables. Domains are
+    imported here and in create_app, not when the package is: `import inspect_api.clock` must not load
+    every domain, and the domains import the core, which is this package."""
     for domain in MODEL_DOMAINS:
         importlib.import_module(f"{__name__}.{domain}.models")
 
 
 def create_app(config: Config | None = None) -> Flask:
     cfg = config or config_for_environment()
+    import_models()  # every domain, so the settings each one parses are declared before the check
     cfg.check()
     app = Flask(__name__, instance_path=str(instance_path(getattr(cfg, "INSTANCE_PATH", None))), static_folder=None)
     app.config.from_object(cfg)
@@ -54,13 +59,10 @@ def create_app(config: Config | None = None) -> Flask:
         "security": [{"bearerAuth": []}],
     }
 
-    import_models()
     db.init_app(app)
-    from .database import configure_engine_events, register_request_transaction
     with app.app_context():
         configure_engine_events(db.engine)
-        from .changes import set_numbering
-        set_numbering(db.engine, app.config.get("SYNC_FEED_NUMBERING", "counter"))
+        changes.set_numbering(db.engine, app.config.get("SYNC_FEED_NUMBERING", "counter"))
     migrate.init_app(app, db, directory=str(MIGRATIONS_ROOT), render_as_batch=True,
                      compare_type=True)
     jwt.init_app(app)
@@ -75,10 +77,12 @@ def create_app(config: Config | None = None) -> Flask:
                 api.register_blueprint(blueprint)
             else:
                 app.register_blueprint(blueprint)
-    from .sync import registry as sync_registry
-    sync_registry.load()  # an incomplete sync declaration stops the start here
+    # Sync's declarations: an incomplete one stops the start here; the PATCH settling of records sent
+    # back is installed with them, and the snapshot commit hook with the snapshots module.
+    from .sync import adapters as sync_adapters, registry as sync_registry, sent_back as sync_sent_back
+    from .sync import snapshots  # noqa: F401
+    sync_sent_back.install(sync_registry.load(sync_adapters.declarations()).values())
     register_error_handlers(app)
     register_request_transaction(app)
-    from .http import register_http_policies
     register_http_policies(app)
     return app

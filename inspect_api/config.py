@@ -10,6 +10,7 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, Callable
 
 # The app's files (the field app in static/, the Alembic scripts in migrations/) ship inside the
 # package, so an installed wheel finds them in site-packages just as a checkout does.
@@ -32,6 +33,17 @@ def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
 
+
+
+# A setting that one domain reads is parsed by that domain, which declares its parser here when its
+# package is imported (the app imports every domain before it checks its configuration).
+SETTING_PARSERS: dict[str, tuple[Callable[[Any], object], bool]] = {}
+
+
+def setting_parser(name: str, parse: Callable[[Any], object], *, optional: bool = False) -> None:
+    """Check setting `name` at start with `parse`, which raises ValueError on a bad value; an
+    optional setting is checked only when set."""
+    SETTING_PARSERS[name] = (parse, optional)
 
 class Config:
     ENV_NAME = "production"
@@ -167,18 +179,16 @@ class Config:
 
     def check_settings(self) -> None:
         """Settings read only when a record needs them are checked at start, so a typo stops the
-        app instead of failing the first cost statement."""
-        from .enforcement.rules import parse_rates
-        try:
-            parse_rates(self.COST_INTEREST_RATES)
-        except ValueError as exc:
-            raise RuntimeError(f"COST_INTEREST_RATES: {exc}") from None
-        if self.SMTP_URL:
-            from .notifications.delivery import SmtpSettings
+        app instead of failing the first cost statement. Each is parsed by the domain that reads it
+        (declared with `setting_parser`)."""
+        for name, (parse, optional) in SETTING_PARSERS.items():
+            value = getattr(self, name, None)
+            if optional and not value:
+                continue
             try:
-                SmtpSettings.parse(self.SMTP_URL)
-            except ValueError as exc:  # the message names the shape, never the URL (it holds a password)
-                raise RuntimeError(f"SMTP_URL: {exc}") from None
+                parse(value)
+            except ValueError as exc:  # the message names the shape, never the value (SMTP_URL holds a password)
+                raise RuntimeError(f"{name}: {exc}") from None
 
 
 class DevelopmentConfig(Config):

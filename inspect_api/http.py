@@ -1,4 +1,4 @@
-"""Request limits and response headers that apply to every route."""
+"""Request limits, response headers and request-body parsing that apply to every route."""
 from __future__ import annotations
 
 import json
@@ -6,9 +6,36 @@ import re
 from array import array
 from itertools import accumulate
 
+from typing import Any, Callable
+
+import flask_smorest
 from flask import Flask, current_app, request
+from webargs.flaskparser import FlaskParser
 
 from .errors import ApiError, NotFound, UnsupportedMediaType, ValidationFailed
+
+# --- request bodies: PATCH of a record sent back as GET gave it --------------------------------------
+# A schema checks shape only. Whether a PATCH body is a record sent back with its read-only fields
+# (API.md "Sync") is settled against the stored record before the schema loads it, by the settler
+# the owner of that round trip (sync) registers for the update schema at start-up.
+_PATCH_SETTLERS: dict[type, Callable[[Any, Any], Any]] = {}
+
+
+def settle_patch_body(schema_type: type, settle: Callable[[Any, Any], Any]) -> None:
+    """Pass every PATCH JSON body loaded with `schema_type` through `settle(schema, data)` first."""
+    _PATCH_SETTLERS[schema_type] = settle
+
+
+class _Parser(FlaskParser):
+    def pre_load(self, location_data, *, schema, req, location):
+        settle = _PATCH_SETTLERS.get(type(schema)) if location == "json" and req.method == "PATCH" else None
+        return settle(schema, location_data) if settle is not None else location_data
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """The app's blueprints: flask-smorest's, with the request parser above."""
+
+    ARGUMENTS_PARSER = _Parser()
 
 # A JSON string, escapes included (possessive, so an unterminated one costs one linear pass).
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)

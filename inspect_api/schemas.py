@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from marshmallow import Schema, fields, pre_load, validate
+from marshmallow import Schema, fields, validate
 
 CENT = Decimal("0.01")
 MONEY_INTEGER_DIGITS = 12
@@ -162,9 +162,6 @@ class RecordFieldsSchema(Schema):
 
 class EditSchema(Schema):
     """The update schema of a record devices sync: a PATCH may send back the record as GET gave it,
-    read-only fields and all, with the fields it edits changed (records.patch_as_sent_back)."""
-
-    @pre_load
-    def _sent_back(self, data, **_kwargs):
-        from .records import patch_as_sent_back
-        return patch_as_sent_back(self, data)
+    read-only fields and all, with the fields it edits changed. The request parser settles such a body
+    against the stored record before this schema loads it (http.settle_patch_body, registered by sync);
+    the schema itself checks shape only."""

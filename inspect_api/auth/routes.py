@@ -3,8 +3,8 @@ from __future__ import annotations
 from flask import current_app, request
 from flask.views import MethodView
 from flask_jwt_extended import current_user, get_jwt, jwt_required
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from .. import paging
 from ..extensions import limiter
 from ..paging import PageArgs

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from flask.views import MethodView
 from flask_jwt_extended import current_user
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import roles_required
 from ..errors import NotFound
 from . import services

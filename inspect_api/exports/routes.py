@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 from flask import Response
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import current_user, roles_required
 from . import services
 from .ms4 import ms4_annual_report

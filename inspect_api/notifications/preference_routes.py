@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from . import preferences
 

@@ -6,7 +6,7 @@ from html import escape
 from flask import Blueprint as FlaskBlueprint
 from flask import Response
 from flask.views import MethodView
-from flask_smorest import Blueprint
+from ..http import Blueprint
 from .. import audit, paging
 from ..auth.permissions import roles_required
 from ..extensions import api

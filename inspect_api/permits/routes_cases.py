@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask.views import MethodView
 from flask_jwt_extended import current_user
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from ..records import expected_version
 from . import cases, services

@@ -4,9 +4,9 @@ from __future__ import annotations
 from flask import current_app, request, url_for
 from flask.views import MethodView
 from flask_jwt_extended import verify_jwt_in_request
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from ..errors import ApiError
 from ..extensions import db

@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import current_app, request
 from flask.views import MethodView
 from flask_jwt_extended import current_user
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from ..errors import UnsupportedMediaType, ValidationFailed
 from . import inspection_requests as requests_service

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from flask import Response
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from . import services
 from .schemas import TimelineEventSchema

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from flask import jsonify
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from ..permits.access import get_visible_permit
 from .. import paging

@@ -1,6 +1,6 @@
 """Every entity sync carries, declared in this one place: its name, model, scope, the domain's dump,
 visible, get, create, update and delete functions and its create/update schemas. Nothing is found by
-name or guessed from a signature; registry.load checks each declaration when the app starts and stops
+name or guessed from a signature; registry.load checks each declaration when the app starts (create_app hands it these) and stops
 the start with an error naming what is missing or uncallable.
 
 A pushed mutation is loaded with the declared schema and applied with the declared function, with the
@@ -13,8 +13,28 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Select, select
 
+from ..bonds import schemas as bond_schemas, services as bonds
+from ..bonds.models import Bond
+from ..completion import schemas as completion_schemas, services as completion
+from ..completion.models import CompletionNotice
+from ..enforcement import schemas as enforcement_schemas, services as enforcement
+from ..enforcement.models import Order
+from ..entry import schemas as entry_schemas, services as entry
+from ..entry.models import EntryAuthorization
 from ..errors import NotFound
 from ..extensions import db
+from ..inspections import finding_services as findings, schemas as inspection_schemas
+from ..inspections import services as inspections
+from ..inspections.models import Finding, Inspection
+from ..permits import access, schemas as permit_schemas, services as permits
+from ..permits.models import Assignment, Permit
+from ..photos import services as photos
+from ..photos.models import Photo
+from ..program import inspection_requests, schemas as program_schemas, storm_events
+from ..program.models import InspectionRequest, StormEvent
+from ..program.storm_events import visible_storm_events
+from ..sampling import schemas as sample_schemas, services as samples
+from ..sampling.models import Sample
 from .registry import ASSIGNMENT, FIELD, GLOBAL, PERMIT, EntityAdapter
 
 NOT_PUSHED = {
@@ -27,7 +47,6 @@ NOT_PUSHED = {
 # --- assignments: the one entity sync serves itself (an inspector's device reads its sites) --------
 
 def _visible_assignments(user) -> Select:
-    from ..permits.models import Assignment
     query = select(Assignment)
     if user.role == "supervisor":
         return query
@@ -37,7 +56,6 @@ def _visible_assignments(user) -> Select:
 
 
 def _get_assignment(user, record_id: str):
-    from ..permits.models import Assignment
     record = db.session.scalar(_visible_assignments(user).where(Assignment.id == str(record_id)))
     if record is None:
         raise NotFound("No such assignment.")
@@ -51,8 +69,6 @@ def _dump_assignment(record) -> dict[str, Any]:
 
 
 def _get_storm_event(user, record_id: str):
-    from ..program.models import StormEvent
-    from ..program.storm_events import visible_storm_events
     record = db.session.scalar(visible_storm_events(user).where(StormEvent.id == str(record_id)))
     if record is None:
         raise NotFound("No such storm event.")
@@ -64,28 +80,7 @@ def _iso(value) -> str | None:
 
 
 def declarations() -> list[EntityAdapter]:
-    """The declarations, in the order pull lists entities. Imported here, not at module level: sync's
-    modules are imported by domains that these modules import in turn."""
-    from ..bonds import schemas as bond_schemas, services as bonds
-    from ..bonds.models import Bond
-    from ..completion import schemas as completion_schemas, services as completion
-    from ..completion.models import CompletionNotice
-    from ..enforcement import schemas as enforcement_schemas, services as enforcement
-    from ..enforcement.models import Order
-    from ..entry import schemas as entry_schemas, services as entry
-    from ..entry.models import EntryAuthorization
-    from ..inspections import finding_services as findings, schemas as inspection_schemas
-    from ..inspections import services as inspections
-    from ..inspections.models import Finding, Inspection
-    from ..permits import access, schemas as permit_schemas, services as permits
-    from ..permits.models import Assignment, Permit
-    from ..photos import services as photos
-    from ..program import inspection_requests, schemas as program_schemas, storm_events
-    from ..program.models import InspectionRequest, StormEvent
-    from ..photos.models import Photo
-    from ..sampling import schemas as sample_schemas, services as samples
-    from ..sampling.models import Sample
-
+    """The declarations, in the order pull lists entities."""
     return [
         EntityAdapter(entity="permit", model=Permit, scope=PERMIT, dump=permits.dump_permit,
                       visible=access.visible_permits, get=permits.get_permit,

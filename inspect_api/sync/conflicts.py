@@ -18,7 +18,8 @@ from ..auth.models import User
 from ..errors import ApiError, Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..records import check_version, editable_keys, expected_version, settle_read_only, stored_form
+from ..records import check_version, expected_version
+from .sent_back import editable_keys, settle_read_only, stored_form
 from . import registry, rights, rules
 from ..auth.models import Device
 from .models import SyncConflict

@@ -85,5 +85,3 @@ class SyncSnapshot(db.Model):
     seq: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
     data: Mapped[str] = mapped_column(sa.Text, nullable=False)
 
-
-from . import snapshots  # noqa: E402,F401  (registers the commit hook that writes snapshots)

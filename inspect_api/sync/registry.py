@@ -39,7 +39,7 @@ class EntityAdapter:
     not_pushed: str | None = None  # why devices may not push this entity, if they may not
     # Values of the dump computed from the Town's clock (today's date or now), as `field` or
     # `list_field.item_field`: pull dumps such records live, never from a snapshot taken on an earlier
-    # day, and a device sending back its older copy of them is not refused (records.settle_read_only).
+    # day, and a device sending back its older copy of them is not refused (sent_back.settle_read_only).
     clock_fields: tuple[str, ...] = ()
     load_options: tuple = field(default_factory=tuple)
 
@@ -136,17 +136,19 @@ _lock = threading.Lock()
 _adapters: dict[str, EntityAdapter] | None = None
 
 
-def load() -> dict[str, EntityAdapter]:
-    """Check the declarations and keep them for this process (the app factory calls this at start-up)."""
+def load(declarations: Iterable[EntityAdapter]) -> dict[str, EntityAdapter]:
+    """Check the declarations (adapters.declarations) and keep them for this process: the app factory
+    calls this at start-up, so an incomplete declaration stops the start."""
     global _adapters
-    from .adapters import declarations
     with _lock:
-        _adapters = check(declarations())
+        _adapters = check(declarations)
     return _adapters
 
 
 def adapters() -> dict[str, EntityAdapter]:
-    return _adapters if _adapters is not None else load()
+    if _adapters is None:
+        raise RuntimeError("The sync declarations are not loaded: create_app loads them.")
+    return _adapters
 
 
 def get(entity: str) -> EntityAdapter | None:
@@ -160,9 +162,3 @@ def for_model(model: type) -> EntityAdapter | None:
 def entities(*scopes: str) -> list[str]:
     return sorted(name for name, adapter in adapters().items() if not scopes or adapter.scope in scopes)
 
-
-def reset() -> None:
-    """Forget the adapters; the next use checks the declarations again."""
-    global _adapters
-    with _lock:
-        _adapters = None

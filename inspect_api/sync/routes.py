@@ -3,8 +3,8 @@ from __future__ import annotations
 import click
 from flask import Response
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from ..http import Blueprint
 from ..auth.permissions import current_device_id, current_user, login_required, roles_required
 from ..database import writes
 from .. import paging

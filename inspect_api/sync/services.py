@@ -33,7 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from .. import audit, clock, records
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
-from ..records import editable_keys, settle_read_only, stored_form
+from .sent_back import editable_keys, settle_read_only, stored_form
 from ..permits import access
 from . import registry, rights, rules
 from ..auth.devices import touch_device
@@ -393,7 +393,7 @@ def _settled(adapter: registry.EntityAdapter, record: Any, data: dict[str, Any],
              drop_unchanged: bool | None = None) -> dict[str, Any]:
     """The pushed fields the schema takes, when the device sent the record back as pull gave it:
     read-only fields equal to the stored record are ignored, others rejected `read_only` naming them
-    (records.settle_read_only). A create of a new id has no stored record: the schema judges alone
+    (sent_back.settle_read_only). A create of a new id has no stored record: the schema judges alone
     (a field it does not take is an unknown field)."""
     if record is None:
         return data

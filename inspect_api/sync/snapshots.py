@@ -20,6 +20,8 @@ from sqlalchemy.orm import Session
 
 # Importing the change feed first registers its commit hook first, so it runs (numbers) before ours.
 from ..changes import SyncChange, tracked_entity
+from . import registry
+from .models import SyncSnapshot
 
 log = logging.getLogger(__name__)
 _PENDING = "sync_snapshot_pending"
@@ -71,7 +73,6 @@ def _feed_rows(session: Session, keys: list[tuple[str, str]]) -> dict[tuple[str,
 
 
 def _dump(session: Session, entity: str, model: type, record_id: str) -> str | None:
-    from . import registry
     adapter = registry.get(entity)
     # By identity, not the held object: one created in a savepoint that rolled back is not in the table.
     record = session.get(model, record_id) if adapter is not None else None
@@ -92,7 +93,6 @@ def _write(session: Session) -> None:
     pending: dict = session.info.pop(_PENDING, None) or {}
     if not pending:
         return
-    from .models import SyncSnapshot
     table = SyncSnapshot.__table__
     feed = _feed_rows(session, list(pending))
     stale, fresh = [], []

@@ -240,7 +240,7 @@ def test_a_pulled_record_pushed_again_as_a_create_is_a_duplicate(site, entity):
     assert result["status"] == "duplicate", result
     assert _get(site, recipe, record_id, user) == before
 
-    from inspect_api.records import editable_keys
+    from inspect_api.sync.sent_back import editable_keys
     adapter = next(a for a in declarations() if a.entity == entity)
     takes = editable_keys(adapter.create_schema)
     field = next(k for k in sorted(data) if k not in takes and k not in BOOKKEEPING and k not in adapter.clock_fields
