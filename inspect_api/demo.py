@@ -1,44 +1,37 @@
 """`inspect-api demo`: a fresh SQLite database with realistic Fairhaven data, then serve it.
 
-The data is built by small steps, one per domain (seed_users, seed_permits, seed_assignments, ...),
+The data is built by small steps (seed_users, seed_permits, seed_assignments, then each domain's),
 each taking the shared DemoContext. A domain adds its own demo data by putting a `demo_data.py` in
-its package with functions decorated by `@demo_step`; they run after the permit steps, in the
-order of DOMAINS.
+its package with functions decorated by `@demo_step` (demo_steps.py); they run after the permit
+steps, in the order of DEMO_DOMAINS.
 """
 from __future__ import annotations
 
 import importlib
+import logging
 import secrets
 import shutil
-from dataclasses import dataclass, field
+import threading
+import time
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Callable
 
 import click
+import flask_migrate
+from werkzeug.serving import run_simple
 
+from . import create_app, seed
 from .auth.models import ROLES, User
+from .auth.passwords import password_problems
+from .auth.services import create_user
+from .clock import today as local_today
+from .config import DevelopmentConfig, instance_path
+from .demo_steps import DemoContext, domain_steps
+from .extensions import db
+from .notifications.worker import drain
+from .permits import exemptions, parts, services, workflow
 
 DEMO_DOMAIN = "demo.fairhaven.test"
-_CORE_STEPS: list[Callable[["DemoContext"], None]] = []
-_DOMAIN_STEPS: list[Callable[["DemoContext"], None]] = []
-
-
-@dataclass
-class DemoContext:
-    passwords: dict[str, str]
-    today: date
-    users: dict[str, User] = field(default_factory=dict)
-    other_applicants: list[User] = field(default_factory=list)
-    permits: dict[str, object] = field(default_factory=dict)
-
-
-def demo_step(fn: Callable[[DemoContext], None]) -> Callable[[DemoContext], None]:
-    """Register a step that adds demo data (domains call this from their demo_data.py)."""
-    (_CORE_STEPS if fn.__module__ == __name__ else _DOMAIN_STEPS).append(fn)
-    return fn
-
-
 # The domains that add demo data (each registers its steps with @demo_step when imported).
 DEMO_DOMAINS = ("entry", "inspections", "sampling", "program", "completion", "bonds", "enforcement")
 
@@ -50,14 +43,13 @@ def _load_domain_steps() -> None:
 
 def build_demo_data(passwords: dict[str, str] | None = None, today: date | None = None) -> DemoContext:
     """Fill an empty schema with the demo data (no serving); used by the command and its test."""
-    from . import seed
-    from .extensions import db
-    from .clock import today as local_today
     seed.run_all()
     ctx = DemoContext(passwords=passwords or {role: secrets.token_urlsafe(12) for role in ROLES},
                       today=today or local_today())
     _load_domain_steps()
-    for step in [*_CORE_STEPS, *_DOMAIN_STEPS]:
+    # Registered as each module was first imported; run in the order of DEMO_DOMAINS whatever that was.
+    ordered = sorted(domain_steps(), key=lambda step: DEMO_DOMAINS.index(step.__module__.split(".")[-2]))
+    for step in [*CORE_STEPS, *ordered]:
         step(ctx)
         db.session.flush()
     db.session.commit()
@@ -68,9 +60,7 @@ def build_demo_data(passwords: dict[str, str] | None = None, today: date | None 
 DEMO_NAMES = {"applicant": "Alex Almeida", "inspector": "Ines Costa", "supervisor": "Sam Rebello", "admin": "Ada Admin"}
 
 
-@demo_step
 def seed_users(ctx: DemoContext) -> None:
-    from .auth.services import create_user
     for role in ROLES:
         ctx.users[role] = create_user(f"{role}@{DEMO_DOMAIN}", ctx.passwords[role], DEMO_NAMES[role], role)
     # A second applicant whose permits the demo applicant must never see.
@@ -143,7 +133,6 @@ def _payload(row) -> dict:
 
 
 def _walk(ctx: DemoContext, permit, target: str, applicant: User) -> None:
-    from .permits import services, workflow
     supervisor = ctx.users["supervisor"]
     started = ctx.today - timedelta(days=40)
     for step in ROUTES[target]:
@@ -152,21 +141,17 @@ def _walk(ctx: DemoContext, permit, target: str, applicant: User) -> None:
         on = {"active": started, "work_complete": ctx.today - timedelta(days=3)}.get(to)
         if to == "approved" and permit.review_level == "exempt":
             # The Washington Street seawall rests on a valid order of conditions (B5).
-            from .permits.exemptions import decide_exemption
             for claim in [c for c in permit.exemptions if c.status == "claimed"]:
-                decide_exemption(supervisor, permit, claim, "accepted")
+                exemptions.decide_exemption(supervisor, permit, claim, "accepted")
         workflow.transition(actor, permit, to, REASONS[to], on=on)
         if to in ("approved", "issued"):
-            from .permits import parts
             for text in CONDITIONS[: 5 if to == "issued" else 3]:
                 parts.add_condition(supervisor, permit, text)
     if target == "closed":
         services.close_permit(permit, supervisor, "Certificate of completion issued")
 
 
-@demo_step
 def seed_permits(ctx: DemoContext) -> None:
-    from .permits import exemptions, parts, services
     for n, row in enumerate(PERMITS):
         applicant = ctx.other_applicants[0] if row[0] in ("new_boston", "alden") else ctx.users["applicant"]
         permit, _ = services.create_permit(applicant, _payload(row))
@@ -188,24 +173,22 @@ def seed_permits(ctx: DemoContext) -> None:
         _walk(ctx, permit, row[-1], applicant)
 
 
-@demo_step
 def seed_assignments(ctx: DemoContext) -> None:
-    from .permits import services
     for key in ("sconticut", "alden", "bridge", "huttleston", "mill"):
         services.assign_inspector(ctx.permits[key], ctx.users["inspector"].id, ctx.users["supervisor"])
+
+
+CORE_STEPS = (seed_users, seed_permits, seed_assignments)
 
 
 # ---- the command --------------------------------------------------------------------------------
 def demo_instance() -> Path:
     """The demo's folder is the app's own instance folder (INSTANCE_PATH, else ./instance), so its
     database, its blobs and the .eml files of its mail all land in one place."""
-    from .config import DevelopmentConfig, instance_path
     return instance_path(DevelopmentConfig.INSTANCE_PATH)
 
 
 def _demo_app(instance: Path, url: str | None = None):
-    from . import create_app
-    from .config import DevelopmentConfig
     cfg = DevelopmentConfig()
     cfg.SQLALCHEMY_DATABASE_URI = f"sqlite:///{instance / 'demo.sqlite3'}"
     cfg.STORAGE_URL = (instance / "demo-blobs").as_uri()
@@ -216,12 +199,7 @@ def _demo_app(instance: Path, url: str | None = None):
 def _deliver_in_background(app) -> None:
     """The demo's mail worker: one thread delivering the outbox (to <instance>/mail/*.eml without
     SMTP_URL) every NOTIFY_POLL_SECONDS, so a demo user sees the notices the app sends."""
-    import logging
-    import threading
-    import time
-
     def loop() -> None:
-        from .notifications.worker import drain
         while True:
             with app.app_context():
                 try:
@@ -246,9 +224,6 @@ def _fresh_files(instance: Path) -> None:
 @click.option("--password", default=None, help="One password for every demo login (default: random, printed).")
 def demo(host: str, port: int, password: str | None) -> None:
     """Create a fresh demo database with Fairhaven permits and one user per role, then serve it."""
-    import flask_migrate
-
-    from .auth.passwords import password_problems
     if password and password_problems(password):
         # The demo accounts follow the same password rule as real ones (NIST SP 800-63B).
         raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
@@ -269,7 +244,6 @@ def demo(host: str, port: int, password: str | None) -> None:
     for role in ROLES:
         click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {ctx.passwords[role]}")
     # Serve with werkzeug directly: Flask ignores app.run() inside its own CLI. Production uses gunicorn.
-    from werkzeug.serving import run_simple
     run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
 
 

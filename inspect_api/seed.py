@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .extensions import db
+
 _SEEDERS: list[Callable[[], None]] = []
 
 
@@ -20,9 +22,7 @@ def seeder(fn: Callable[[], None]) -> Callable[[], None]:
 
 
 def run_all() -> None:
-    from . import import_models
-    from .extensions import db
-    import_models()
+    """Run every seeder; the domains registered theirs when the app factory imported them."""
     for fn in _SEEDERS:
         fn()
     db.session.flush()

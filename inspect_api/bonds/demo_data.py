@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from .schemas import BondCreateSchema
 from .services import create_bond
 

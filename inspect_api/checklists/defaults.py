@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..seed import seeder
+from .models import ChecklistTemplate
 
 DEFAULT_KEY = "esc"
 DEFAULT_TITLE = "Erosion and sediment control inspection"
@@ -82,7 +83,6 @@ DEFAULT_ITEMS = [
 @seeder
 def seed_default_checklist() -> None:
     """Version 1 of the default checklist; later versions are published by supervisors, never overwritten."""
-    from .models import ChecklistTemplate
     exists = db.session.scalar(select(ChecklistTemplate.id).where(ChecklistTemplate.key == DEFAULT_KEY,
                                                                   ChecklistTemplate.version == 1))
     if exists is None:

@@ -34,5 +34,3 @@ class ChecklistTemplate(db.Model):
     def item(self, key: str) -> dict[str, Any] | None:
         return next((item for item in self.items if item["key"] == key), None)
 
-
-from . import defaults  # noqa: E402,F401  (registers the seeder of the default checklist)

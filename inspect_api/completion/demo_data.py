@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..auth.models import User
 from ..db import new_id
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..extensions import db
 from . import rules
 from .schemas import CompletionNoticeCreateSchema

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..entry.demo_data import GRANTORS, field_sites, iso
 from ..extensions import db
 from ..inspections.models import Finding

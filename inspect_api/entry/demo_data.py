@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from ..db import new_id
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..permits.access import is_assigned
 from ..clock import town_zone
 from .schemas import EntryAuthorizationCreateSchema

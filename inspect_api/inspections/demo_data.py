@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from ..checklists.defaults import DEFAULT_KEY
 from ..checklists.services import find_template
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..entry.demo_data import field_sites, iso
 from ..extensions import db
 from .models import Finding

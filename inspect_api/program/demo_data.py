@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..entry.demo_data import field_sites
 from ..extensions import db
 from .inspection_requests import create_inspection_request

@@ -6,7 +6,7 @@ level, so the sample raises its own finding (R-S2).
 """
 from __future__ import annotations
 
-from ..demo import DemoContext, demo_step
+from ..demo_steps import DemoContext, demo_step
 from ..entry.demo_data import field_sites, iso
 from .schemas import SampleCreateSchema
 from .services import create_sample
