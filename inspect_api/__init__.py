@@ -82,6 +82,10 @@ def create_app(config: Config | None = None) -> Flask:
     from .sync import adapters as sync_adapters, registry as sync_registry, sent_back as sync_sent_back
     from .sync import snapshots  # noqa: F401
     sync_sent_back.install(sync_registry.load(sync_adapters.declarations()).values())
+    from . import signals
+    from .notifications import receivers as notification_receivers
+    notification_receivers.connect()  # the messages the domains' signals send
+    signals.check_receivers()  # a signal that must notify and has no receiver stops the start here
     register_error_handlers(app)
     register_request_transaction(app)
     register_http_policies(app)

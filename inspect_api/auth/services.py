@@ -8,7 +8,7 @@ from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
-from .. import audit, clock
+from .. import audit, clock, signals
 from ..errors import ApiError, Conflict, NotFound, Unauthorized, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
@@ -216,6 +216,5 @@ def revoke_device(actor, device_id: str) -> Device:
     audit.record("device.revoke", "device", device_id, {"sessions_ended": ended, "user_id": device.user_id},
                  actor=actor)
     if newly:
-        from ..notifications import events  # issue 15: a security notice to the device's user
-        events.device_revoked(device, actor)
+        signals.device_revoked.send(device, actor=actor)  # a security notice to the device's user
     return device

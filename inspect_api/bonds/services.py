@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Select, select
 
-from .. import audit
+from .. import audit, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
@@ -202,8 +202,7 @@ def release_bond(user, bond_id: str, data: dict[str, Any]) -> tuple[BondRelease,
                                                    "phase_id": phase_id, "amount": amount,
                                                    "released_amount": bond.released_amount},
                  actor=user, permit_id=bond.permit_id)
-    from ..notifications import events  # issue 15: the applicant is told, in this transaction
-    events.bond_released(bond, release, user)
+    signals.bond_released.send(bond, release=release, actor=user)  # the applicant is told
     return release, True
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select, select
 
 from .. import clock
-from .. import audit
+from .. import audit, signals
 from ..auth.models import User
 from ..errors import Conflict, NotFound
 from ..extensions import db
@@ -99,8 +99,7 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
                  actor=user, permit_id=permit.id)
     from ..permits.services import close_permit
     close_permit(permit, user)
-    from ..notifications import events  # issue 15: the certificate, attached, in this transaction
-    events.certificate_issued(cert, permit, user)
+    signals.certificate_issued.send(cert, permit=permit, actor=user)  # the certificate, attached, is sent
     return cert
 
 

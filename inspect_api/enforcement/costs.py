@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
-from .. import audit
+from .. import audit, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
@@ -22,7 +22,7 @@ from ..permits.access import visible_permit_ids
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
-from . import notices, rules
+from . import rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery
 from .services import change_status, get_order, require_supervisor
 
@@ -201,7 +201,8 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
     record = _save(user, record, before, "cost_recovery.update")
     # R-O3: a recipient whose notice is now recorded as sent is sent it by e-mail too, once.
     newly_sent = [n for n in record.recipients if n.sent_on and sent_before.get(n.id) is None]
-    notices.cost_notice_sent(record, newly_sent, user)
+    if newly_sent:
+        signals.costs_notified.send(record, notices=newly_sent, actor=user)
     return record
 
 
@@ -367,8 +368,7 @@ def decide_protest(user, record: CostRecovery, data: dict[str, Any]) -> CostReco
     record.decision, record.decided_on, record.decided_amount = data["decision"], decided_on, amount
     record.decision_reason, record.decided_by = data.get("reason"), user.id
     record = _save(user, record, before, "cost_recovery.decision")
-    from ..notifications import events  # issue 15: each protester is told the decision
-    events.protest_decided(record, user)
+    signals.protest_decided.send(record, actor=user)  # R-O3: each protester is told the decision
     return record
 
 

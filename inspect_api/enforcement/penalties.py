@@ -5,13 +5,12 @@ town schedule's fine for non-criminal disposition, which a violator may contest 
 """
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Any
 
 from sqlalchemy import Select, select
 
-from .. import audit
+from .. import audit, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
@@ -141,11 +140,7 @@ def update_violation(user, record: Violation, data: dict[str, Any], expected_ver
 def _provision_key(v: Violation) -> str:
     if v.condition_id:
         return f"condition:{v.condition_id}"
-    return f"{v.provision_kind}:{_normal(v.provision or '')}"
-
-
-def _normal(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().casefold()
+    return f"{v.provision_kind}:{rules.normal_key(v.provision or '')}"
 
 
 def penalty_exposure(user, permit_id: str, through: date | None = None) -> dict[str, Any]:
@@ -232,7 +227,7 @@ def create_citation(user, data: dict[str, Any]) -> tuple[Citation, bool]:
     same provision within the 12 months before, and its fine comes from the schedule."""
     require_supervisor(user, "issue citations")
     violation = get_violation(user, str(data["violation_id"]))
-    violator_key, provision_key = _normal(data["violator"]["name"]), _provision_key(violation)
+    violator_key, provision_key = rules.normal_key(data["violator"]["name"]), _provision_key(violation)
     record_id = str(data["id"]) if data.get("id") else None
     existing = existing_for_create(Citation, record_id, lambda rec: (
         rec.violation_id == violation.id and rec.violator_key == violator_key and rec.offense_on == data["offense_on"]))
@@ -262,8 +257,7 @@ def create_citation(user, data: dict[str, Any]) -> tuple[Citation, bool]:
     db.session.flush()
     audit.record("citation.create", "citation", record.id, dump_citation(record), actor=user,
                  permit_id=record.permit_id)
-    from ..notifications import events  # issue 15, R-P2: the cited person is sent the citation
-    events.citation_written(record, user)
+    signals.citation_created.send(record, actor=user)  # R-P2: the cited person is sent the citation
     return record, True
 
 

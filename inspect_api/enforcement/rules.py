@@ -5,6 +5,7 @@ end to end and is rounded to cents (ROUND_HALF_UP) only once, at the end of a co
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -369,6 +370,12 @@ def penalty_exposure(spans: Sequence[ViolationSpan], through: date) -> list[Span
         seen |= new
         result[i] = SpanExposure(days, len(new), MAX_PENALTY_PER_OFFENSE * len(new))
     return result
+
+
+def normal_key(text: str) -> str:
+    """R-P2: how a violator's name (or a provision) is compared, so that prior offenses are counted
+    whatever the spacing or case it was written with: runs of white space as one space, case folded."""
+    return re.sub(r"\s+", " ", text).strip().casefold()
 
 
 def twelve_months_before(day: date) -> date:

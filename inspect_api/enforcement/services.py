@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
-from .. import audit
+from .. import audit, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
@@ -23,7 +23,7 @@ from ..permits.services import set_cease_and_desist
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from .. import clock
-from . import notices, rules
+from . import rules
 from .models import Order, OrderEvent
 from ..numbering import next_number
 from .schemas import OrderSchema
@@ -182,7 +182,7 @@ def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
     audit.record("order.create", "order", order.id, {"number": order.number, **values}, actor=user,
                  permit_id=permit.id)
     sync_cease_and_desist(permit, user)
-    notices.order_issued(order, user)  # §B(3): the violator and the owner are each sent the order
+    signals.order_issued.send(order, actor=user, only=None)  # §B(3): to the violator and the owner
     return order, True
 
 
@@ -209,7 +209,7 @@ def update_order(user, record: Order, data: dict[str, Any], expected_version: in
     _save(user, record, before, "order.update")
     sync_cease_and_desist(permit, user)
     if added:  # a party the order is now also addressed to is sent it, as issued to the others
-        notices.order_issued(record, user, only=added)
+        signals.order_issued.send(record, actor=user, only=added)
     return record
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from .. import clock
-from .. import audit
+from .. import audit, signals
 from ..checklists.services import find_template
 from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from ..extensions import db
@@ -110,8 +110,7 @@ def review_inspection(user, record: Inspection, data: dict[str, Any], expected_v
     audit.record(f"inspection.{decision}", "inspection", record.id, audit.diff(before, _dump(record)),
                  actor=user, permit_id=record.permit_id)
     if decision == "approved":
-        from ..notifications import events  # issue 15: findings to the applicant and owner
-        events.inspection_approved(record, user)
+        signals.inspection_approved.send(record, actor=user)  # R-I5: findings to the applicant and owner
     return record
 
 

@@ -1,6 +1,8 @@
-"""The events that tell someone something (issue 15 point 1), beside the order and the cost notice
-(enforcement/notices.py). Each function is called by the domain service that makes the change, inside
-its transaction, after the change is flushed: a refused or rolled-back request writes no message.
+"""The messages that tell someone what happened, beside the order and the cost notice
+(enforcement_notices.py). Each is written by a receiver of the domain's signal (receivers.py, signals.py),
+sent by the service that makes the change inside its transaction, after the change is flushed: a
+refused or rolled-back request writes no message. The daily reminders (reminders.py) write theirs
+through `send` too.
 
 Which messages are required by the bylaw, and so sent whatever a user chose, is catalogue.py; the
 rest go only to users who have not switched them off (preferences.py). One message per recipient,
@@ -11,7 +13,15 @@ from typing import Any, Callable, Iterable, Sequence
 
 from sqlalchemy import select
 
+from ..auth.models import User
+from ..completion.pdf import certificate_pdf
+from ..enforcement import rules as enforcement_rules
+from ..enforcement.costs import costs_total
+from ..enforcement.penalties import citation_document
 from ..extensions import db
+from ..inspections.models import Finding
+from ..permits.models import Party, Permit, PermitPhase
+from ..permits.rules import EXEMPTION_LABELS
 from . import catalogue, outbox, preferences
 
 # The app's screen for a permit, by the role of whoever opens the link (static/pwa/js/app.js routes).
@@ -31,14 +41,12 @@ def screen(permit_id: str | None, role: str | None = "applicant") -> str | None:
 
 
 def _users(ids: Iterable[str | None]) -> list[Any]:
-    from ..auth.models import User
     ids = [i for i in ids if i]
     return list(db.session.scalars(select(User).where(User.id.in_(ids), User.active.is_(True)))) if ids else []
 
 
 def permit_people(permit: Any, *, owners: bool = True) -> list[outbox.Recipient]:
     """The applicant's account and, where asked, the owner parties of the permit."""
-    from ..permits.models import Party
     people = [outbox.Recipient.from_user(u, "applicant") for u in _users([permit.applicant_id])]
     if owners:
         people += [outbox.Recipient.from_party(p) for p in db.session.scalars(
@@ -86,7 +94,6 @@ def permit_moved(permit: Any, to: str, reason: str | None, actor: Any) -> list[A
 
 
 def exemption_decided(permit: Any, claim: Any, actor: Any) -> list[Any]:
-    from ..permits.rules import EXEMPTION_LABELS
     return send("exemption_decided", claim, permit_people(permit, owners=False),
                 {"permit": permit, "claim": claim, "label": EXEMPTION_LABELS.get(claim.kind, claim.kind)},
                 permit_id=permit.id, actor=actor, record_type="exemption")
@@ -105,8 +112,6 @@ def _finding_view(finding: Any) -> dict[str, Any]:
 def inspection_approved(record: Any, actor: Any) -> list[Any]:
     """R-I5: once a supervisor approves an inspection, its open findings go to the applicant and
     the owner, each with its corrective action, due date (R-I4) and photos. No findings, no message."""
-    from ..inspections.models import Finding
-    from ..permits.models import Permit
     findings = list(db.session.scalars(select(Finding).where(
         Finding.inspection_id == record.id, Finding.status == "open", Finding.deleted_at.is_(None))
         .order_by(Finding.due_on, Finding.id)))
@@ -128,13 +133,10 @@ def finding_overdue(finding: Any, permit: Any) -> list[Any]:
 def protest_decided(record: Any, actor: Any) -> list[Any]:
     """To each recipient who protested: the SA's decision and, unless the costs were voided, the
     day unpaid costs become a lien (30 days after the decision, R-O3)."""
-    from ..enforcement import rules
-    from ..enforcement.costs import costs_total
-    from ..permits.models import Party, Permit
     permit = db.session.get(Permit, record.permit_id)
-    due = rules.amount_due(costs_total(record), record.decision, record.decided_amount, None)
+    due = enforcement_rules.amount_due(costs_total(record), record.decision, record.decided_amount, None)
     protested = [n.protest_filed_on for n in record.recipients if n.protest_filed_on]
-    lien = rules.lien_on(None, min(protested), record.decision, record.decided_on, None) if protested else None
+    lien = enforcement_rules.lien_on(None, min(protested), record.decision, record.decided_on, None) if protested else None
     people = []
     for notice in record.recipients:
         if not notice.protest_filed_on:
@@ -151,30 +153,25 @@ def citation_written(record: Any, actor: Any) -> list[Any]:
     """R-P2: to the cited person, the citation attached. The citation names a person, not a party:
     the permit's violator party of the same name gives the address; without one the message is
     recorded as failed ("serve the notice another way") rather than not written."""
-    from ..enforcement import rules
-    from ..enforcement.penalties import _normal, citation_document
-    from ..permits.models import Party, Permit
     permit = db.session.get(Permit, record.permit_id)
     party = next((p for p in db.session.scalars(select(Party).where(Party.permit_id == record.permit_id)
                                                 .order_by(Party.role != "violator", Party.id))
-                  if _normal(p.name) == record.violator_key), None)
+                  if enforcement_rules.normal_key(p.name) == record.violator_key), None)
     person = outbox.Recipient.from_party(party) if party else outbox.Recipient(record.violator_name, None, "violator")
     document = outbox.Attachment(f"citation-{record.number}.pdf", "application/pdf", citation_document(record))
     return send("citation_written", record, [person],
-                {"permit": permit, "citation": record, "respond_by": rules.citation_respond_by(record.delivered_on)},
+                {"permit": permit, "citation": record, "respond_by": enforcement_rules.citation_respond_by(record.delivered_on)},
                 permit_id=permit.id, attachments=[document], actor=actor, record_type="citation")
 
 
 # --- completion (R-F3) and bonds (R-D2, R-D3) --------------------------------------------------------
 def certificate_issued(cert: Any, permit: Any, actor: Any) -> list[Any]:
-    from ..completion.pdf import certificate_pdf
     document = outbox.Attachment(f"certificate-{cert.number}.pdf", "application/pdf", certificate_pdf(cert))
     return send("certificate_issued", cert, permit_people(permit), {"permit": permit, "certificate": cert},
                 permit_id=permit.id, attachments=[document], actor=actor, record_type="certificate")
 
 
 def bond_released(bond: Any, release: Any, actor: Any) -> list[Any]:
-    from ..permits.models import Permit, PermitPhase
     permit = db.session.get(Permit, bond.permit_id)
     phase = db.session.get(PermitPhase, release.phase_id) if release.phase_id else None
     remaining = bond.amount - bond.released_amount
@@ -195,4 +192,5 @@ def device_revoked(device: Any, actor: Any) -> list[Any]:
 
 
 __all__ = ["bond_released", "certificate_issued", "citation_written", "device_revoked", "exemption_decided",
-           "finding_overdue", "inspection_approved", "permit_moved", "protest_decided", "send"]
+           "finding_overdue", "inspection_approved", "permit_moved", "permit_people", "photo_links",
+           "protest_decided", "screen", "send"]

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import select
 
 from .. import clock
-from .. import audit
+from .. import audit, signals
 from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..db import new_id
@@ -145,6 +145,5 @@ def decide_exemption(user: User, permit: Permit, claim: PermitExemption, decisio
     audit.record("exemption.decide", "exemption", claim.id, {"status": ["claimed", decision], "reason": reason},
                  actor=user, permit_id=permit.id)
     _recompute(permit, user, "permit.determination")
-    from ..notifications import events  # issue 15: the claimant is told, in this transaction
-    events.exemption_decided(permit, claim, user)
+    signals.exemption_decided.send(claim, permit=permit, actor=user)  # the claimant is told
     return claim

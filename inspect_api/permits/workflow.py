@@ -16,7 +16,7 @@ from datetime import date
 from sqlalchemy import select
 
 from .. import clock
-from .. import audit
+from .. import audit, signals
 from ..auth.models import User
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
@@ -102,8 +102,7 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
         setattr(permit, DATED_MOVES[to], day)
         extra[DATED_MOVES[to]] = day
     moved = _move(permit, user, to, reason, extra)
-    from ..notifications import events  # issue 15: received / decided, in this transaction
-    events.permit_moved(moved, to, reason, user)
+    signals.permit_moved.send(moved, to=to, reason=reason, actor=user)  # received, or decided (R-C2)
     return moved
 
 

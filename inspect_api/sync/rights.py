@@ -8,7 +8,8 @@ its author was not allowed to make.
 
 The answer comes from the entity's own update (or delete) service, which is where each domain
 keeps its rights: it is run against the record's current version inside a SAVEPOINT that is always
-rolled back, so nothing of the trial is kept. Only a 403 from it is a refusal; any other objection
+rolled back, so nothing of the trial is kept, and with the domain signals muted (signals.muted()), so
+no message is even rendered for it. Only a 403 from it is a refusal; any other objection
 (validation, a lock) is about the content, which the conflict exists to settle.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, ValidationError
 
+from .. import signals
 from ..errors import ApiError, Forbidden
 from ..extensions import db
 from . import registry, rules
@@ -35,7 +37,9 @@ def refusal(user, adapter: registry.EntityAdapter, record: Any, op: str, data: d
     if user is None or not user.active:
         return Forbidden("The account that made this change may no longer make changes.")
     try:
-        with db.session.begin_nested():
+        # Muted: the trial is always rolled back, so its signals' receivers must not run at all (they
+        # would render documents and store attachment blobs, which no rollback takes back).
+        with signals.muted(), db.session.begin_nested():
             if op == "delete":
                 if adapter.delete is not None:
                     adapter.delete(user, record, record.version)

@@ -1,18 +1,22 @@
-"""The e-mail notices of enforcement (issue 15): the order to each recipient party (R-O1, §B(3) "the
-violator and the property owner"), and the notice of costs to each recipient (R-O3). Both are notices
-the bylaw requires, so they are sent whatever a recipient's preferences (`required=True`), each with
-the document it carries attached as a PDF. Called by the services inside the request's transaction."""
+"""The e-mail notices of enforcement: the order to each recipient party (R-O1, §B(3) "the violator
+and the property owner"), and the notice of costs to each recipient (R-O3). Both are notices the
+bylaw requires, so they are sent whatever a recipient's preferences (`required=True`), each with the
+document it carries attached as a PDF, rendered by enforcement. receivers.py calls these when
+enforcement's signals are sent, inside the request's transaction."""
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 from .. import clock
+from ..enforcement import rules
+from ..enforcement.costs import costs_total
+from ..enforcement.notices_pdf import cost_notice_pdf
+from ..enforcement.pdf import order_pdf
+from ..enforcement.services import order_context
 from ..extensions import db
-from ..notifications import outbox
-from . import rules
-
-ROLE_TITLES = {"violator": "violator", "owner": "property owner", "applicant": "applicant",
-               "contractor": "contractor"}
+from ..permits.models import Party, Permit
+from . import outbox
+from .events import ROLE_TITLES
 
 
 def _record_label(permit: Any) -> str:
@@ -22,8 +26,6 @@ def _record_label(permit: Any) -> str:
 def order_issued(order: Any, actor: Any = None, only: Iterable[str] | None = None) -> list[Any]:
     """One message per recipient party of a newly issued order (or only the parties `only` names, when
     an order is later addressed to more), the order PDF attached."""
-    from .pdf import order_pdf
-    from .services import order_context
     context = order_context(order)
     permit = context["permit"]
     document = outbox.Attachment(f"{order.number}.pdf", "application/pdf", order_pdf(order, **context))
@@ -43,9 +45,6 @@ def order_issued(order: Any, actor: Any = None, only: Iterable[str] | None = Non
 def cost_notice_sent(record: Any, notices: Iterable[Any], actor: Any = None) -> list[Any]:
     """One message per recipient whose notice of costs was just recorded as sent, with that
     recipient's own notice as a PDF."""
-    from ..permits.models import Party, Permit
-    from .costs import costs_total
-    from .notices_pdf import cost_notice_pdf
     permit = db.session.get(Permit, record.permit_id)
     order, total = record.order, costs_total(record)
     written = []
@@ -62,3 +61,6 @@ def cost_notice_sent(record: Any, notices: Iterable[Any], actor: Any = None) -> 
             attachments=[outbox.Attachment(f"notice-of-costs-{order.number}.pdf", "application/pdf", data)],
             required=True, link=f"#/permit/{permit.id}", actor=actor)
     return written
+
+
+__all__ = ["cost_notice_sent", "order_issued"]
