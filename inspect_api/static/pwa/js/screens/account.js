@@ -6,7 +6,7 @@ import { meta } from "../db.js";
 import { appVersion, workerVersion } from "../swclient.js";
 import * as outbox from "../outbox.js";
 import { go } from "../router.js";
-import { mailCard } from "./account_mail.js";
+import { mailCard } from "../ui/account_mail.js";
 
 const ROLE_TEXT = { inspector: "Inspector", supervisor: "Supervisor", applicant: "Applicant", admin: "Administrator" };
 

@@ -1,15 +1,15 @@
 // Applicant: my permits with their status and what is due next, and one permit in detail with the
 // moves the applicant makes (submit, work started, work complete) and its close-out.
 import { h, mount, label, fmtDate, localDate, confirmAction } from "../dom.js";
-import { documentsSection, exemptionsSection, townAsksSection, ORDER_WORDS } from "./applicant_office.js";
-import { missingDocuments } from "./applications.js";
-import { DOCUMENT_KINDS } from "./applications.js";
+import { documentsSection, exemptionsSection, missingDocuments, DOCUMENT_KINDS } from "../ui/documents.js";
+import { townAsksSection, ORDER_WORDS } from "../ui/town_asks.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { onSynced, syncNow } from "../sync.js";
-import { costNoticesCard } from "./costs.js";
-import { statusChip, pendingChip, ceaseWarning, commencementNotice, partiesCard } from "./site.js";
+import { costNoticesCard } from "../ui/costs.js";
+import { statusChip, pendingChip, ceaseWarning, commencementNotice } from "../ui/status.js";
+import { partiesCard } from "../ui/parties.js";
 import { listAll } from "../api.js";
 import { myNotices } from "../ui/delivery.js";
 import { findingOverdue, orderStatus } from "../rules/town.js";

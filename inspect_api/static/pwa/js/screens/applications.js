@@ -6,52 +6,12 @@
 import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction } from "../dom.js";
 import { api, listAll, plain } from "../api.js";
 import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
-import { thumb } from "../ui/photos.js";
-import { downloadButton, fileWords } from "../ui/files.js";
-import { statusChip } from "./site.js";
-import { projectCard, securityCard } from "./office_cases.js";
+import { statusChip } from "../ui/status.js";
+import { projectCard, securityCard } from "../ui/office.js";
+import { missingDocuments, documentItem, exemptionEvidence, DOCUMENT_KINDS } from "../ui/documents.js";
 
 const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
 const WAITING = "submitted,under_review";
-export const DOCUMENT_KINDS = { esc_plan: "Erosion and sedimentation control plan (ESC plan)", om_plan: "Operation and maintenance plan (O&M plan)", other: "Other document" };
-
-// R-C1: every covered application carries an ESC plan; a land disturbance permit also an O&M plan.
-export function requiredDocuments(reviewLevel) {
-  if (reviewLevel === "land_disturbance_permit") return ["esc_plan", "om_plan"];
-  if (reviewLevel === "administrative_review") return ["esc_plan"];
-  return [];
-}
-
-export function missingDocuments(permit) {
-  const have = new Set((permit.documents || []).map((d) => d.kind));
-  return requiredDocuments(permit.review_level).filter((k) => !have.has(k));
-}
-
-// One document as the applicant and the supervisor see it: its title, kind, file and a way to open it.
-export function documentItem(d, { added = false } = {}) {
-  const file = d.url ? fileWords(d) : d.file_id ? "photo of the sheet" : "recorded by name: bring or send the file to the Stormwater office";
-  return h("li.item", { dataset: { document: d.id } },
-    h("span.label", d.title || d.filename),
-    h("p.hint", [DOCUMENT_KINDS[d.kind] || label(d.kind), d.filename, file, added ? `added ${fmtDate(d.created_at)}` : null].filter(Boolean).join(" · ")),
-    d.url ? h("div.actions", downloadButton(d)) : null,
-    !d.url && d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null);
-}
-
-const EVIDENCE = [["statement", "Statement"], ["single_family", "Single-family dwelling"], ["utility_kind", "Utility"],
-  ["document_number", "Number"], ["issued_on", "Issued"], ["expires_on", "Expires"]];
-
-export function exemptionEvidence(claim, documents) {
-  const rows = [];
-  for (const [key, text] of EVIDENCE) {
-    const v = claim[key];
-    if (v === null || v === undefined || v === "") continue;
-    rows.push(h("dt", text), h("dd", key.endsWith("_on") ? fmtDate(v) : typeof v === "boolean" ? (v ? "Yes" : "No") : v));
-  }
-  const doc = claim.document_id ? (documents || []).find((d) => d.id === claim.document_id) : null;
-  if (claim.document_id) rows.push(h("dt", "Document"), h("dd", doc ? `${doc.title || doc.filename}` : "Attached document"));
-  return h("div", rows.length ? h("dl.kv", rows) : h("p.muted", "No evidence given yet."),
-    claim.document_photo_id ? h("div.photos", thumb(claim.document_photo_id, `Photo of the ${claim.kind === "B5" ? "order of conditions" : "decision"}`)) : null);
-}
 
 function offlineView(main, title) {
   mount(main, h("h1", title), banner("warn", NEEDS_CONNECTION));

@@ -5,15 +5,11 @@
 // the office server's (the amount, each protest window's last day, interest, the balance): the app
 // computes none of them, so it never disagrees with the Town's statement. Read and protest online.
 import { h, mount, field, banner, label, fmtDate, money, confirmAction } from "../dom.js";
-import { api, listAll, plain } from "../api.js";
+import { api, plain } from "../api.js";
 import { currentUser } from "../auth.js";
-import { localDay, DEFAULTS } from "../rules/program.js";
 import * as store from "../store.js";
+import { NEEDS_CONNECTION, costChip, townToday } from "../ui/costs.js";
 
-const NEEDS_CONNECTION = "Cost notices are read from the office server. Connect, then open this screen again.";
-export const COST_STATUS = {
-  not_noticed: ["info", "Notice not sent yet"], due: ["warn", "To pay"], protest_pending: ["info", "Protest being decided"],
-  lien: ["bad", "Lien on the property"], paid: ["good", "Paid"], void: ["good", "Cancelled by the Town"] };
 const ROLE = { owner: "Property owner", violator: "Violator" };
 const METHOD = { hand: "by hand", certified_mail: "by certified mail", first_class_mail: "by first-class mail",
   posted_on_site: "posted on the site", email: "by e-mail" };
@@ -21,34 +17,6 @@ const CATEGORY = { labor: "Labor", equipment: "Equipment", materials: "Materials
   administrative: "Administration" };
 const DECISION = { affirm: "The Stormwater Authority upheld the costs", reduce: "The Stormwater Authority reduced the costs",
   void: "The Stormwater Authority cancelled the costs" };
-
-const townToday = () => localDay(Date.now(), DEFAULTS.timezone);
-
-function chip(status) {
-  const [kind, text] = COST_STATUS[status] || ["info", label(status)];
-  return h(`span.chip.${kind}`, { "data-test": "cost-status" }, text);
-}
-
-// The last day of a protest window still open today (Town time), if any recipient has one.
-function openWindow(record) {
-  const today = townToday();
-  const open = (record.recipients || []).filter((n) => n.received_on && !n.protest && n.protest_window_ends && today <= n.protest_window_ends);
-  return record.decision || !open.length ? null : open.map((n) => n.protest_window_ends).sort()[0];
-}
-
-// The permit screen's card: one row per cost recovery, opening its notice.
-export function costNoticesCard(permitId) {
-  const body = h("div", h("p.loading", "Loading…"));
-  const card = h("section.card", { "data-test": "cost-notices" }, h("h2", "Town costs"), body);
-  if (!navigator.onLine) { mount(body, h("p.muted", NEEDS_CONNECTION)); return card; }
-  listAll(`/api/v1/cost-recoveries?permit_id=${permitId}`).then((records) => {
-    mount(body, records.length ? h("ul.plain", records.map((c) => h("li", h("a.row", { href: `#/permit/${permitId}/costs/${c.id}`, dataset: { costNotice: c.id } },
-      h("span.title", `Work the Town did: ${money(c.costs_total)}`,
-        h("small", [c.order_number ? `after order ${c.order_number}` : null, c.status === "not_noticed" ? null : `${money(c.amount_due)} owed before interest`].filter(Boolean).join(" · "))),
-      h("span.meta", openWindow(c) ? h("span.chip.warn", { "data-test": "protest-by" }, `Protest by ${fmtDate(openWindow(c))}`) : null, chip(c.status)))))) : h("p.muted", "The Town has not charged you for any work on this site."));
-  }).catch((err) => mount(body, h("p.muted", err.offline ? NEEDS_CONNECTION : plain(err))));
-  return card;
-}
 
 // Which notices the signed-in applicant answers for: one sent to a party that is their account, or
 // the owner's notice on their own application (the server decides; this only offers the form).
@@ -147,7 +115,7 @@ export async function costNoticeScreen(main, { id, cid }) {
     const permit = await store.getPermit(id);
     const user = currentUser();
     mount(main, back,
-      h("div.split", h("h1", "Town costs"), chip(record.status)),
+      h("div.split", h("h1", "Town costs"), costChip(record.status)),
       h("p.muted", [(permit && permit.site || {}).address, record.order_number ? `Order ${record.order_number} was not complied with by its deadline, so the Town did the work` : "Work the Town did",
         `completed ${fmtDate(record.abatement_completed_on)}`].filter(Boolean).join(" · ")),
       record.description ? h("p", record.description) : null,

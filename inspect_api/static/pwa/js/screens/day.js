@@ -6,7 +6,7 @@ import { meta } from "../db.js";
 import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
 import { onSynced } from "../sync.js";
-import { siteLocation } from "./sites.js";
+import { siteLocation } from "../ui/location.js";
 import { dayList, due, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
 
 const KIND_LABEL = { pre_construction: "Pre-construction", post_installation: "Post-installation", routine: "Routine",

@@ -9,7 +9,7 @@ import { bestFix } from "../geo.js";
 import { sha256Hex } from "../hash.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
-import { ceaseWarning } from "./site.js";
+import { ceaseWarning } from "../ui/status.js";
 
 const RELATIONS = ["owner", "tenant", "site superintendent", "owner's agent", "other"];
 

@@ -7,8 +7,9 @@ import * as outbox from "../outbox.js";
 import { bestFix } from "../geo.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
-import { checkEntry, ceaseWarning, canDoFieldWork, statusChip, pendingChip } from "./site.js";
-import { checklistView, unanswered } from "./checklist.js";
+import { ceaseWarning, statusChip, pendingChip } from "../ui/status.js";
+import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
+import { checklistView, unanswered } from "../ui/checklist.js";
 
 export const KINDS = ["routine", "pre_construction", "post_installation", "storm_event", "follow_up", "final", "complaint"];
 const EDITABLE = ["draft", "returned"];

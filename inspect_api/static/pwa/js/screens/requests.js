@@ -6,7 +6,7 @@ import { meta } from "../db.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { onSynced, syncNow } from "../sync.js";
-import { pendingChip } from "./site.js";
+import { pendingChip } from "../ui/status.js";
 import { addDays, localDay, obligations, settingsOf } from "../rules/program.js";
 
 const KINDS = [["post_installation", "Post-installation: perimeter controls are in"],

@@ -4,7 +4,7 @@ import { h, mount, label, fmtTime, banner } from "../dom.js";
 import { onSynced } from "../sync.js";
 import * as store from "../store.js";
 import { api, listAll, plain } from "../api.js";
-import { statusChip } from "./site.js";
+import { statusChip } from "../ui/status.js";
 
 export async function loadQueue() {
   if (navigator.onLine) {

@@ -8,7 +8,8 @@ import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { siteMap, mapLegend } from "../ui/sitemap.js";
 import { thumb } from "../ui/photos.js";
-import { statusChip, ceaseWarning, readingText } from "./site.js";
+import { statusChip, ceaseWarning } from "../ui/status.js";
+import { readingText } from "../ui/readings.js";
 
 async function load(id) {
   if (navigator.onLine) {

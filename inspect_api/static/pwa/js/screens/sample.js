@@ -9,7 +9,8 @@ import { bestFix } from "../geo.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { PARAMETERS, DEFAULT_LEVELS, actionWarnings, valueProblem } from "../rules/samples.js";
-import { checkEntry, ceaseWarning, canDoFieldWork } from "./site.js";
+import { ceaseWarning } from "../ui/status.js";
+import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
 
 export function samplePayload(r) {
   return { id: r.id, permit_id: r.permit_id, entry_authorization_id: r.entry_authorization_id, sampled_at: r.sampled_at,

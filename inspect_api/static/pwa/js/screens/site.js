@@ -3,66 +3,18 @@
 import { h, mount, label, fmtDate, fmtTime } from "../dom.js";
 import * as store from "../store.js";
 import { currentUser } from "../auth.js";
-import { coverageReason, coverageProblem } from "../rules/entry.js";
+import { coverageReason } from "../rules/entry.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { bestFix, distanceM, fmtDistance } from "../geo.js";
 import { onPulled, onSynced, syncState } from "../sync.js";
 import { uuid } from "../dom.js";
 import { go } from "../router.js";
-import { PARAMETERS } from "../rules/samples.js";
-import { securityText } from "./office_cases.js";
 import { findingOverdue } from "../rules/town.js";
-
-// "Turbidity 120 NTU", "pH 9.1 SU": the parameter's name in words, not its key.
-export function readingText(p) {
-  const name = (PARAMETERS[p.name] && PARAMETERS[p.name].label) || label(p.name);
-  return `${name} ${p.value} ${p.unit || ""}`.trim();
-}
-
-const GOOD = ["approved", "issued", "active", "work_complete", "closed"];
-const BAD = ["denied", "withdrawn"];
-
-export function statusChip(status) {
-  // An enforcement case on land disturbed with no application (R-O0).
-  if (status === "unpermitted") return h("span.chip.bad", { "data-test": "status" }, "Enforcement case: no application");
-  const kind = GOOD.includes(status) ? "good" : BAD.includes(status) ? "bad" : "info";
-  return h(`span.chip.${kind}`, { "data-test": "status" }, label(status || "unknown"));
-}
-
-// The server cites the rule, "(R-D1)"; the person on site reads the reason in words.
-export function reasonInWords(message) {
-  return String(message || "").replace(/\s*\((?:R-[A-Z]\d+[a-z]?(?:, )?)+\)/g, "");
-}
-
-// Why work may not be recorded as started (R-O1a, R-A6, R-D1), as the server says it.
-export function commencementNotice(permit) {
-  const blocked = permit && permit.commencement_blocked;
-  if (!blocked) return null;
-  return h("div.banner.warn", { "data-test": "commencement-blocked" }, "Work may not start yet. ", reasonInWords(blocked.message));
-}
-
-const ROLE_TEXT = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
-
-// The people the permit or case names (R-O0), with where orders and notices reach them.
-export function partiesCard(permit, className = "section.card") {
-  const parties = (permit && permit.parties) || [];
-  return h(className, { "data-test": "parties" }, h("h2", "Parties"),
-    parties.length ? h("ul.plain", parties.map((p) => h("li.item",
-      h("div.split", h("span.label", p.name), h("span.chip.info", ROLE_TEXT[p.role] || label(p.role))),
-      p.mailing_address || p.email ? h("p.muted", [p.mailing_address, p.email].filter(Boolean).join(" · ")) : null)))
-      : h("p.muted", "No parties recorded."));
-}
-
-export function pendingChip(record) {
-  return record && record._pending ? h("span.chip.warn", "Not sent yet") : null;
-}
-
-export function ceaseWarning(permit) {
-  if (!permit || !permit.cease_and_desist) return null;
-  return h("div.banner.danger", { "data-test": "cease-and-desist" },
-    "Cease-and-desist order open on this site. No land-disturbing activity may continue (R-O1(a)). ",
-    "Record what you see; do not direct work to go on.");
-}
+import { statusChip, pendingChip, ceaseWarning, commencementNotice } from "../ui/status.js";
+import { partiesCard } from "../ui/parties.js";
+import { readingText } from "../ui/readings.js";
+import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
+import { securityText } from "../ui/office.js";
 
 const EA_STATE = { none: "No authorization", other_site: "Other site", not_yet_valid: "Not yet valid", revoked: "Revoked", expired: "Expired" };
 
@@ -87,21 +39,6 @@ function recordRow(href, title, sub, record) {
   return h("li", h("a.row", { href },
     h("span.title", title, h("small", sub)),
     h("span.meta", record.status ? statusChip(record.status) : null, pendingChip(record))));
-}
-
-// R-E2 before an inspection or sample starts: the device's cached authorizations must cover it.
-export async function checkEntry(permitId, activity, at = new Date()) {
-  const auths = await store.recordsFor("entry_authorization", permitId);
-  const covering = auths.find((a) => !coverageProblem(a, permitId, activity, at));
-  if (covering) return { auth: covering, problem: null };
-  const best = auths.sort((a, b) => Date.parse(b.valid_from) - Date.parse(a.valid_from))[0] || null;
-  return { auth: null, problem: coverageProblem(best, permitId, activity, at) };
-}
-
-export function canDoFieldWork(permit) {
-  const user = currentUser();
-  if (user.role === "supervisor") return true;
-  return (permit.assigned_inspector_ids || []).includes(user.id);
 }
 
 export async function siteScreen(main, { id }) {

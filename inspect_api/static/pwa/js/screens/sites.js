@@ -4,16 +4,12 @@ import { h, mount, label } from "../dom.js";
 import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
 import { onPulled, onSynced, onSyncState } from "../sync.js";
-import { statusChip } from "./site.js";
+import { statusChip } from "../ui/status.js";
+import { siteLocation } from "../ui/location.js";
 import { currentUser } from "../auth.js";
 
 // The order localeCompare gives, made once (localeCompare builds a collator per call).
 const ADDRESS_ORDER = new Intl.Collator();
-
-export function siteLocation(permit) {
-  const loc = permit.site && permit.site.location;
-  return loc && typeof loc.lat === "number" ? { lat: loc.lat, lon: loc.lon } : null;
-}
 
 function matches(permit, q) {
   if (!q) return true;

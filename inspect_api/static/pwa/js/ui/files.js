@@ -1,6 +1,7 @@
 // Uploaded documents (application plans, final report files): the bytes need the sign-in token, so a
 // document is fetched when the user asks for it and handed to the browser as a local file. Nothing is
 // fetched before the click (plans run to tens of megabytes) and nothing stays in memory after it.
+// Also the chooser that picks a file to send.
 import { h, mount } from "../dom.js";
 import { raw, plain } from "../api.js";
 
@@ -40,4 +41,12 @@ export function downloadButton(doc) {
     }
   });
   return h("span.download", button, " ", note);
+}
+
+// A file input styled as a button, with the chosen file's name beside it.
+export function fileChooser(text, accept) {
+  const input = h("input", { type: "file", accept, "aria-label": text });
+  const name = h("span.hint", { "aria-live": "polite" }, "No file chosen");
+  input.addEventListener("change", () => { name.textContent = input.files && input.files[0] ? input.files[0].name : "No file chosen"; });
+  return { input, el: h("span.photo-input", h("span.file-button", h("span.button", { "aria-hidden": "true" }, text), input), " ", name) };
 }

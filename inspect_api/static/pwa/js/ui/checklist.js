@@ -2,7 +2,7 @@
 // and for a deficient item the finding it will raise with its R-I4 due date.
 import { h, mount, select, localDate, fmtDate } from "../dom.js";
 import { findingDueOn } from "../rules/workdays.js";
-import { cameraButton, photoStrip } from "../ui/photos.js";
+import { cameraButton, photoStrip } from "./photos.js";
 
 const ANSWERS = [["ok", "OK", "ok"], ["deficient", "Deficient", "deficient"], ["n/a", "N/A", "na"]];
 const SEVERITIES = ["low", "moderate", "high", "critical"];
