@@ -2,6 +2,9 @@
 // The recommended rules everywhere; globals by where the code runs: the page, the service worker, Node.
 import js from "@eslint/js";
 import globals from "globals";
+import { importX, createNodeResolver } from "eslint-plugin-import-x";
+
+const PWA = "inspect_api/static/pwa/js";
 
 export default [
   { ignores: ["node_modules/", ".venv/", "test-artifacts/", "build/", "dist/"] },
@@ -13,6 +16,29 @@ export default [
   {
     files: ["inspect_api/static/pwa/**/*.js"],
     languageOptions: { sourceType: "module", globals: { ...globals.browser } },
+  },
+  {
+    // The app's layout: only the router (app.js) imports screens; what two screens share lives in
+    // js/ui/, which imports no screen, so a screen changes without reaching into the others.
+    // Imports are the browser's (relative paths to .js files), which Node's resolution finds as well.
+    files: ["inspect_api/static/pwa/**/*.js"],
+    plugins: { "import-x": importX },
+    settings: { "import-x/resolver-next": [createNodeResolver()] },
+    rules: {
+      // In a module loop one module runs before a module it imports has finished (an imported
+      // `const` is still unset when it is read), and which one depends on where the app entered.
+      "import-x/no-cycle": "error",
+      // The layout above: a screen imports no screen; js/ui/ imports no screen.
+      "import-x/no-restricted-paths": ["error", {
+        basePath: import.meta.dirname,
+        zones: [
+          { target: `${PWA}/screens`, from: `${PWA}/screens`,
+            message: "A screen does not import another screen: shared widgets belong in js/ui/." },
+          { target: `${PWA}/ui`, from: `${PWA}/screens`,
+            message: "js/ui/ is shared by the screens, so it imports none of them." },
+        ],
+      }],
+    },
   },
   {
     files: ["inspect_api/static/pwa/sw.js"],
