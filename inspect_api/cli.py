@@ -40,11 +40,11 @@ def users_create(email: str, role: str, password: str, name: str) -> None:
 
 def _register_domain_commands() -> None:
     from . import demo
-    from .enforcement import cli as enforcement_cli
+    from .agenda import cli as agenda_cli
     from .notifications import cli as notifications_cli
     from .photos import cli as photos_cli
     from .program import cli as program_cli
-    for module in (demo, enforcement_cli, notifications_cli, photos_cli, program_cli):
+    for module in (demo, agenda_cli, notifications_cli, photos_cli, program_cli):
         for command in module.commands:
             main.add_command(command)
 

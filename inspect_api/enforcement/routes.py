@@ -1,4 +1,4 @@
-"""Orders (R-O1) and the supervisors' deadlines view; cost recovery and penalties have their own modules."""
+"""Orders (R-O1); cost recovery and penalties have their own modules, the Deadlines view is the agenda's."""
 from __future__ import annotations
 
 from flask import Response
@@ -8,13 +8,12 @@ from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
 from ..records import expected_version
-from .. import clock
-from . import deadlines, services
+from . import services
 from .routes_costs import blp as cost_blp
 from .pdf import order_pdf
 from .routes_penalties import blp as penalty_blp
-from .schemas import (DeadlineArgs, DeadlineSchema, OrderCreateSchema, OrderListArgs, OrderResponseSchema,
-                      OrderSchema, OrderStatusSchema, OrderUpdateSchema)
+from .schemas import (OrderCreateSchema, OrderListArgs, OrderResponseSchema, OrderSchema, OrderStatusSchema,
+                      OrderUpdateSchema)
 
 blp = Blueprint("orders", __name__, url_prefix="/api/v1",
                 description="Enforcement orders of bylaw Enforcement §B(1) (R-O1) and the deadlines view")
@@ -92,16 +91,6 @@ def order_document(order_id):
     order = services.get_order(current_user, order_id)
     return Response(order_pdf(order, **services.order_context(order)), mimetype="application/pdf", headers={
         "Content-Disposition": f'inline; filename="{order.number}.pdf"', "X-Content-Type-Options": "nosniff"})
-
-
-@blp.route("/deadlines")
-@roles_required("supervisor")
-@blp.arguments(DeadlineArgs, location="query")
-@blp.response(200, DeadlineSchema(many=True))
-def deadlines_view(args):
-    """Everything due before a day, soonest first: findings, orders, final reports, cost notices,
-    protest windows, bond phases awaiting release (supervisor)"""
-    return deadlines.deadlines(args.get("before") or deadlines.default_before(clock.today()))
 
 
 blueprints = [blp, cost_blp, penalty_blp]

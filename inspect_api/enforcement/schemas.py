@@ -137,22 +137,6 @@ class OrderResponseSchema(Schema):
     note = fields.String(required=True, validate=validate.Length(min=1, max=8000))
 
 
-# --- deadlines -----------------------------------------------------------------------------------
-class DeadlineArgs(Schema):
-    before = fields.Date(metadata={"description": "Items due strictly before this day; default today + 7 days."})
-
-
-class DeadlineSchema(Schema):
-    due_on = fields.Date()
-    kind = fields.String(metadata={"enum": list(rules.DEADLINE_KINDS)})
-    permit_id = fields.String(allow_none=True)
-    permit_number = fields.String(allow_none=True)
-    record_type = fields.String()
-    record_id = fields.String()
-    summary = fields.String()
-    overdue = fields.Boolean()
-
-
 # --- cost recovery (R-O2, R-O3) ------------------------------------------------------------------
 class CostItemSchema(Schema):
     category = fields.String(required=True, validate=validate.OneOf(rules.COST_CATEGORIES))

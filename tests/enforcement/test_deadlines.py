@@ -100,7 +100,7 @@ def test_supervisors_only(client, cast, who):
 
 def test_cli_prints_the_same(app, client, cast, scene):
     from inspect_api.cli import main
-    from inspect_api.enforcement.cli import deadlines
+    from inspect_api.agenda.cli import deadlines
 
     assert main.get_command(None, "deadlines") is deadlines
     api = client.get("/api/v1/deadlines?before=2026-05-26", headers=cast.sup).get_json()

@@ -169,7 +169,7 @@ def test_overdue_inspections_on_the_deadlines_view_and_the_cli(site, client, app
     rows = [d for d in r.get_json() if d["kind"] == "inspection_overdue"]
     assert len(rows) == 1 and rows[0]["permit_id"] == site.permit.id and rows[0]["overdue"] is True
     assert rows[0]["due_on"] == "2026-05-04" and rows[0]["summary"].startswith("pre-construction inspection")
-    from inspect_api.enforcement.cli import deadlines
+    from inspect_api.agenda.cli import deadlines
     result = app.test_cli_runner().invoke(deadlines, ["--before", "2026-06-01"])
     assert result.exit_code == 0, result.output
     assert "inspection_overdue" in result.output and "pre-construction inspection" in result.output

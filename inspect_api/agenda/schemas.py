@@ -1,0 +1,21 @@
+"""The Deadlines view's shapes (GET /deadlines, `inspect-api deadlines --format json`). Format only."""
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from . import rules
+
+
+class DeadlineArgs(Schema):
+    before = fields.Date(metadata={"description": "Items due strictly before this day; default today + 7 days."})
+
+
+class DeadlineSchema(Schema):
+    due_on = fields.Date()
+    kind = fields.String(metadata={"enum": list(rules.DEADLINE_KINDS)})
+    permit_id = fields.String(allow_none=True)
+    permit_number = fields.String(allow_none=True)
+    record_type = fields.String()
+    record_id = fields.String()
+    summary = fields.String()
+    overdue = fields.Boolean()
