@@ -1,11 +1,12 @@
-"""The daily reminders (issue 15 point 3), run by the worker at REMINDER_HOUR Town time, or by an
-operator (`inspect-api reminders run [--date]`).
+"""The daily reminders, run by the worker at REMINDER_HOUR Town time, or by an operator
+(`inspect-api reminders run [--date]`).
 
-A pass reads what may be due (items), asks rules.py which are due today, and writes one message per
-item, recipient and Town day through the outbox under the key (kind, record, recipient, day). The key
-is unique in the database (notifications.dedupe_key), so a second pass the same day, a restarted
-worker, or two workers at once write each reminder once: an insert that hits the key does nothing.
-A finding's overdue notice is keyed without a day: once per finding, ever.
+A pass reads what may be due from the agenda (inspect_api/agenda: the same items the Deadlines view
+lists), asks rules.py which are due a reminder today, and writes one message per item, recipient and
+Town day through the outbox under the key (kind, record, recipient, day). The key is unique in the
+database (notifications.dedupe_key), so a second pass the same day, a restarted worker, or two workers
+at once write each reminder once: an insert that hits the key does nothing. A finding's overdue notice
+is keyed without a day: once per finding, ever.
 
 If the worker was down at the hour, its first pass after starting finds no ReminderRun row for the
 day and runs the day's pass then.
@@ -14,199 +15,154 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Callable
 
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from .. import clock
+from ..agenda import services as agenda
+from ..agenda.rules import Item as AgendaItem
+from ..auth.models import User
+from ..bonds.models import Bond
 from ..extensions import db
+from ..permits.models import Party
 from . import events, outbox, rules
 from .reminder_models import ReminderRun
 
 log = logging.getLogger(__name__)
 
+# The agenda's kinds, the reminders' names for them, and the record each reminder's key names. Both are
+# part of every dedupe_key already stored (reminder:<kind>:<record>:<day>|<recipient>), so neither
+# changes with the agenda: a reminder renamed, or keyed by another record, would be sent again after an
+# upgrade. One agenda item may be due two reminders: a finding due tomorrow, and once newly overdue.
+REMINDERS: dict[str, tuple[tuple[str, ...], Callable[[AgendaItem], str]]] = {
+    "finding_due": (("finding_due", "finding_overdue"), lambda item: item.record_id),
+    "order_due": (("order_deadline",), lambda item: item.record_id),
+    # The permit, whether or not a report was started: the applicant is reminded of the permit's report.
+    "final_report_due": (("final_report_due",), lambda item: item.permit_id),
+    "cost_notice_due": (("cost_notice_due",), lambda item: item.record_id),
+    # R-O3: each recipient's own window, so the notice to that recipient.
+    "protest_window_ends": (("protest_window",), lambda item: item.records["notice"].id),
+    "certificate_waiting": (("certificate_waiting",), lambda item: item.permit_id),
+    "bond_phase_release": (("bond_release_waiting",), lambda item: item.record_id),
+    "bond_full_release": (("bond_release_waiting",), lambda item: item.record_id),
+}
 
-def _supervisors() -> list[outbox.Recipient]:
-    from ..auth.models import User
-    return [outbox.Recipient.from_user(u) for u in db.session.scalars(
-        select(User).where(User.role == "supervisor", User.active.is_(True)).order_by(User.email))]
-
-
-def _permit(permit_id: str):
-    from ..permits.models import Permit
-    return db.session.get(Permit, permit_id)
-
-
-def _parties(ids: Iterable[str]) -> list[outbox.Recipient]:
-    from ..permits.models import Party
-    ids = [str(i) for i in ids or []]
-    parties = {p.id: p for p in db.session.scalars(select(Party).where(Party.id.in_(ids)))} if ids else {}
-    return [outbox.Recipient.from_party(parties[i]) for i in ids if i in parties]
-
-
-# --- what may be due ------------------------------------------------------------------------------
-def _findings(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    from ..inspections.models import Finding
-    low = today - timedelta(days=rules.OVERDUE_LOOKBACK_DAYS)
-    high = today + timedelta(days=7)  # the next business day is at most a week away
-    found = []
-    for finding in db.session.scalars(select(Finding).where(
-            Finding.status == "open", Finding.deleted_at.is_(None), Finding.due_on >= low, Finding.due_on <= high)
-            .order_by(Finding.id)):
-        for kind in ("finding_due", "finding_overdue"):
-            found.append((rules.Item(kind, finding.id, finding.due_on), {"finding": finding}))
-    return found
+# How far the pass reads the agenda. Ahead: as far as the furthest reminder, the final report's 60 days
+# (R-F2); a window's are 7, an order's 3, and a finding's "tomorrow" (the next business day) is at most a
+# week away. Back: a finding overdue longer than the look-back is not newly overdue. An item that waits
+# (a certificate, a release) is read however long it has waited.
+DAYS_AHEAD = max(rules.FINAL_REPORT_DAYS_AHEAD + rules.WINDOW_DAYS_LEFT + (rules.ORDER_DAYS_AHEAD, 7))
 
 
-def _orders(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    from ..enforcement.models import Order
-    query = select(Order).where(Order.status == "open",
-                                Order.deadline == today + timedelta(days=rules.ORDER_DAYS_AHEAD)).order_by(Order.id)
-    return [(rules.Item("order_deadline", o.id, o.deadline), {"order": o}) for o in db.session.scalars(query)]
+def due_items(today: date) -> list[tuple[rules.Item, AgendaItem]]:
+    """Everything due a reminder on `today`, in a fixed order (concurrent passes then take the
+    database's unique keys in the same order and wait for each other instead of deadlocking)."""
+    found = agenda.items(today + timedelta(days=DAYS_AHEAD + 1), today, REMINDERS,
+                         since=today - timedelta(days=rules.OVERDUE_LOOKBACK_DAYS))
+    due = []
+    for entry in found:
+        names, record_of = REMINDERS[entry.kind]
+        for name in names:
+            item = rules.Item(name, record_of(entry), entry.due_on)
+            if rules.due_today(item, today):
+                due.append((item, entry))
+    # One bond may wait on several phases: its reminders are told apart by the phase.
+    return sorted(due, key=lambda pair: (pair[0].kind, pair[0].record_id,
+                                         str(pair[1].records.get("row", {}).get("phase_id") or "")))
 
 
-def _final_reports(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    from ..completion.reports import final_reports_due
-    before = today + timedelta(days=max(rules.FINAL_REPORT_DAYS_AHEAD) + 1)
-    return [(rules.Item("final_report_due", row["permit_id"], row["due_on"]), {"row": row})
-            for row in final_reports_due(before) if row["due_on"] >= today]
+class _Addressees:
+    """Whom the day's due reminders go to, loaded once for the pass: the parties of the orders and of
+    the protest windows, the bonds whose phases wait, and the active supervisors (only if asked)."""
 
+    def __init__(self, due: list[tuple[rules.Item, AgendaItem]]) -> None:
+        party_ids: set[str] = set()
+        bond_ids: set[str] = set()
+        for item, entry in due:
+            if item.kind == "order_deadline":
+                party_ids.update(str(i) for i in entry.records["order"].recipient_party_ids or [])
+            elif item.kind == "protest_window" and entry.records["notice"].party_id:
+                party_ids.add(str(entry.records["notice"].party_id))
+            elif item.kind == "bond_release_waiting" and "bond" not in entry.records:
+                bond_ids.add(entry.record_id)
+        self.parties = ({p.id: p for p in db.session.scalars(select(Party).where(Party.id.in_(party_ids)))}
+                        if party_ids else {})
+        self.bonds = {b.id: b for b in db.session.scalars(select(Bond).where(Bond.id.in_(bond_ids)))} if bond_ids else {}
+        self._supervisors: list[outbox.Recipient] | None = None
 
-def _cost_windows(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    """R-O3: the Town's notice due within 30 days of abatement (none sent yet), and each
-    recipient's protest window from their own receipt (no protest filed)."""
-    from ..enforcement import rules as enforcement_rules
-    from ..enforcement.models import CostRecovery
-    found = []
-    query = select(CostRecovery).where(CostRecovery.decision.is_(None), CostRecovery.court_decision_on.is_(None))
-    for record in db.session.scalars(query.order_by(CostRecovery.id)):
-        if not any(n.sent_on for n in record.recipients):
-            found.append((rules.Item("cost_notice_due", record.id,
-                                     enforcement_rules.notice_due_by(record.abatement_completed_on)),
-                          {"record": record}))
-            continue
-        for notice in record.recipients:
-            if notice.received_on and notice.protest_filed_on is None:
-                found.append((rules.Item("protest_window", notice.id,
-                                         enforcement_rules.protest_window_ends(notice.received_on)),
-                              {"record": record, "notice": notice}))
-    return found
+    def supervisors(self) -> list[outbox.Recipient]:
+        if self._supervisors is None:
+            self._supervisors = [outbox.Recipient.from_user(u) for u in db.session.scalars(
+                select(User).where(User.role == "supervisor", User.active.is_(True)).order_by(User.email))]
+        return self._supervisors
 
-
-def _certificates(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    """R-F3: permits whose work is complete, whose notice or report waits for review (submitted) or
-    was accepted and waits for its certificate."""
-    from ..completion.certificates import certificate_for_permit, closeout_basis
-    from ..permits.models import Permit
-    found = []
-    for permit in db.session.scalars(select(Permit).where(Permit.status == "work_complete").order_by(Permit.id)):
-        basis = closeout_basis(permit)
-        if basis is None or basis.status not in ("submitted", "accepted") or certificate_for_permit(permit.id):
-            continue
-        moment = basis.reviewed_at if basis.status == "accepted" else basis.submitted_at
-        since = clock.local_date(moment) if moment else None
-        found.append((rules.Item("certificate_waiting", permit.id, since or today),
-                      {"permit": permit, "basis": basis, "step": "issue the certificate of completion"
-                       if basis.status == "accepted" else f"review the {basis.__tablename__[:-1].replace('_', ' ')}"}))
-    return found
-
-
-def _bond_releases(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    """R-D2: a phase's share once the phase is complete in compliance; R-D3: the rest of a bond once
-    the certificate of completion is issued."""
-    from ..bonds.models import Bond
-    from ..bonds.services import bond_phases_awaiting_release
-    from ..completion.models import Certificate
-    found = [(rules.Item("bond_release_waiting", row["bond_id"], row["completed_on"] or today),
-              {"row": {**row, "full": False}}) for row in bond_phases_awaiting_release()]
-    for bond, cert in db.session.execute(select(Bond, Certificate).join(
-            Certificate, Certificate.permit_id == Bond.permit_id).where(Bond.released_amount < Bond.amount)
-            .order_by(Bond.id)):
-        row = {"bond_id": bond.id, "permit_id": bond.permit_id, "phase_id": None, "full": True,
-               "amount": bond.amount - bond.released_amount, "certificate": cert.number}
-        found.append((rules.Item("bond_release_waiting", bond.id, cert.issued_on), {"row": row}))
-    return found
-
-
-SOURCES = (_findings, _orders, _final_reports, _cost_windows, _certificates, _bond_releases)
+    def of(self, ids: Any) -> list[outbox.Recipient]:
+        return [outbox.Recipient.from_party(self.parties[str(i)]) for i in ids or [] if str(i) in self.parties]
 
 
 # --- writing them ----------------------------------------------------------------------------------
-def _write(item: rules.Item, data: dict[str, Any], today: date) -> list[Any]:
+def _write(item: rules.Item, entry: AgendaItem, today: date, to: _Addressees) -> list[Any]:
     key = rules.reminder_key(item.kind, item.record_id, today)
     left = rules.days_left(item.day, today)
     common = {"today": today, "day": item.day, "days_left": left}
+    permit, data = entry.permit, entry.records
     if item.kind == "finding_overdue":
-        finding = data["finding"]
-        return events.finding_overdue(finding, _permit(finding.permit_id))
+        return events.finding_overdue(data["finding"], permit)
     if item.kind == "finding_due":
         finding = data["finding"]
-        permit = _permit(finding.permit_id)
         return events.send("reminder_finding_due", finding, events.permit_people(permit),
                            {**common, "permit": permit, "finding": finding,
                             "photos": events.photo_links(finding.photo_ids)},
                            permit_id=permit.id, dedupe_key=key, record_type="finding")
     if item.kind == "order_deadline":
         order = data["order"]
-        permit = _permit(order.permit_id)
-        return events.send("reminder_order_deadline", order, _parties(order.recipient_party_ids),
+        return events.send("reminder_order_deadline", order, to.of(order.recipient_party_ids),
                            {**common, "permit": permit, "order": order}, permit_id=permit.id, dedupe_key=key,
                            record_type="order")
     if item.kind == "final_report_due":
-        permit = _permit(data["row"]["permit_id"])
         return events.send("reminder_final_report_due", permit, events.permit_people(permit, owners=False),
                            {**common, "permit": permit, "completed_on": data["row"]["work_completed_on"]},
                            permit_id=permit.id, dedupe_key=key, record_type="permit",
                            link=lambda _r: f"#/permit/{permit.id}/final-report")
     if item.kind == "cost_notice_due":
         record = data["record"]
-        permit = _permit(record.permit_id)
-        return events.send("reminder_cost_notice_due", record, _supervisors(),
+        return events.send("reminder_cost_notice_due", record, to.supervisors(),
                            {**common, "permit": permit, "record": record, "order": record.order},
                            permit_id=permit.id, dedupe_key=key, record_type="cost_recovery")
     if item.kind == "protest_window":
         record, notice = data["record"], data["notice"]
-        permit = _permit(record.permit_id)
-        from ..permits.models import Party
-        party = db.session.get(Party, notice.party_id) if notice.party_id else None
-        if party is None:
+        recipients = to.of([notice.party_id] if notice.party_id else [])
+        if not recipients:
             return []  # a recipient entered by name only has no address to remind
-        return events.send("reminder_protest_window", record, [outbox.Recipient.from_party(party)],
+        return events.send("reminder_protest_window", record, recipients,
                            {**common, "permit": permit, "record": record, "order": record.order, "notice": notice},
                            permit_id=permit.id, dedupe_key=key, record_type="cost_recovery")
     if item.kind == "certificate_waiting":
-        permit = data["permit"]
-        return events.send("reminder_certificate_waiting", permit, _supervisors(),
+        return events.send("reminder_certificate_waiting", permit, to.supervisors(),
                            {**common, "permit": permit, "step": data["step"]}, permit_id=permit.id,
                            dedupe_key=key, record_type="permit", link=lambda _r: f"#/closeout/{permit.id}")
     if item.kind == "bond_release_waiting":
-        row = data["row"]
-        permit = _permit(row["permit_id"])
-        from ..bonds.models import Bond
-        bond = db.session.get(Bond, row["bond_id"])
+        row = {**data["row"], "full": entry.kind == "bond_full_release"}
+        bond = data.get("bond") or to.bonds[row["bond_id"]]
         # One bond may wait on several phases: the key names the phase, so each is reminded.
-        return events.send("reminder_bond_release_waiting", bond, _supervisors(),
+        return events.send("reminder_bond_release_waiting", bond, to.supervisors(),
                            {**common, "permit": permit, "row": row}, permit_id=permit.id,
                            dedupe_key=f"{key}:{row['phase_id'] or 'full'}", record_type="bond",
                            link=lambda _r: f"#/closeout/{permit.id}")
     raise ValueError(item.kind)
 
 
-def due_items(today: date) -> list[tuple[rules.Item, dict[str, Any]]]:
-    """Everything due a reminder on `today`, in a fixed order (concurrent passes then take the
-    database's unique keys in the same order and wait for each other instead of deadlocking)."""
-    items = [pair for source in SOURCES for pair in source(today) if rules.due_today(pair[0], today)]
-    return sorted(items, key=lambda pair: (pair[0].kind, pair[0].record_id))
-
-
 def run_pass(today: date, worker: str | None = None) -> int:
     """Write the day's reminders and mark the day done, in one transaction; returns how many
     messages were written (0 on a second pass the same day)."""
+    due = due_items(today)
+    to = _Addressees(due)
     written = 0
-    for item, data in due_items(today):
-        written += len(_write(item, data, today))
+    for item, entry in due:
+        written += len(_write(item, entry, today, to))
     run = db.session.get(ReminderRun, today)
     if run is None:
         try:

@@ -5,6 +5,7 @@ import click
 from flask.cli import with_appcontext
 
 from .. import clock
+from .reminders import run_pass
 
 
 @click.group("reminders")
@@ -19,7 +20,6 @@ def reminders_group() -> None:
 def run_command(day) -> None:
     """Write the day's reminders to the outbox now; the worker delivers them. Safe to repeat: each
     reminder is written once per item, recipient and day."""
-    from .reminders import run_pass
     on = day.date() if day else clock.today()
     written = run_pass(on, worker="cli")
     click.echo(f"reminders for {on.isoformat()}: {written} message{'s' if written != 1 else ''} written")
