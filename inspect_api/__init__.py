@@ -77,6 +77,17 @@ def create_app(config: Config | None = None) -> Flask:
                 api.register_blueprint(blueprint)
             else:
                 app.register_blueprint(blueprint)
+    # The records photos attach to: sampling and completion sit beside and above photos, so the app
+    # names them all here rather than photos importing them.
+    from .completion.models import CompletionNotice
+    from .entry.models import EntryAuthorization
+    from .inspections.models import Finding, Inspection
+    from .photos import parents as photo_parents
+    from .sampling.models import Sample
+    for kind, model in (("inspection", Inspection), ("finding", Finding), ("sample", Sample),
+                        ("entry_authorization", EntryAuthorization), ("completion_notice", CompletionNotice)):
+        photo_parents.register_parent(kind, model)
+    photo_parents.check_parents()
     # Sync's declarations: an incomplete one stops the start here; the PATCH settling of records sent
     # back is installed with them, and the snapshot commit hook with the snapshots module.
     from .sync import adapters as sync_adapters, registry as sync_registry, sent_back as sync_sent_back

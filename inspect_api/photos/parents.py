@@ -21,20 +21,33 @@ from .. import changes
 from ..auth.models import User
 from ..errors import Conflict, Forbidden, ValidationFailed
 from ..extensions import db
+from ..inspections.models import Finding, Inspection
 from ..permits.access import is_assigned, visible_permit_ids
 from ..permits.models import Assignment, Permit
 from . import parent_rules
 from .models import Photo
 
 
+# parent_type -> the model of that record. Filled by the app factory (register_parent): some of those
+# domains sit beside photos or above it (sampling, completion) and may not be imported from here.
+_PARENT_MODELS: dict[str, type] = {}
+
+
+def register_parent(parent_type: str, model: type) -> None:
+    if parent_type not in (*parent_rules.FIELD_PARENTS, *parent_rules.FILED_PARENTS):
+        raise RuntimeError(f"{parent_type!r} is not a photo parent type (photos/parent_rules.py)")
+    _PARENT_MODELS[parent_type] = model
+
+
+def check_parents() -> None:
+    """Stop the start when a parent type has no model: its photos could never count."""
+    missing = [kind for kind in (*parent_rules.FIELD_PARENTS, *parent_rules.FILED_PARENTS) if kind not in _PARENT_MODELS]
+    if missing:
+        raise RuntimeError(f"Photo parent types without a model: {', '.join(missing)}")
+
+
 def parent_models() -> dict[str, type]:
-    """parent_type -> model (imported here: those domains import photos, not the other way round)."""
-    from ..completion.models import CompletionNotice
-    from ..entry.models import EntryAuthorization
-    from ..inspections.models import Finding, Inspection
-    from ..sampling.models import Sample
-    return {"inspection": Inspection, "finding": Finding, "sample": Sample,
-            "entry_authorization": EntryAuthorization, "completion_notice": CompletionNotice}
+    return _PARENT_MODELS
 
 
 def _locked(parent_type: str, record) -> bool:
@@ -105,7 +118,6 @@ def is_attached(photo: Photo) -> bool:
 def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
     """(parent_type, id) of parents that just appeared, and ids of inspections that just left draft."""
     kinds = {model: kind for kind, model in parent_models().items()}
-    from ..inspections.models import Inspection
     parents, submitted = [], []
     for obj in session.new:
         kind = kinds.get(type(obj))
@@ -142,7 +154,6 @@ def _touch_children(session: Session) -> None:
     if not found:
         return
     parents, submitted = list(found[0]), list(found[1])
-    from ..inspections.models import Finding
     with session.no_autoflush:
         if submitted:
             for finding_id, permit_id in session.execute(select(Finding.id, Finding.permit_id).where(
