@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import audit, changes, numbering  # noqa: F401  (tables of the core)
+from . import audit, changes, numbering, questions  # noqa: F401  (audit, changes, numbering: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -88,6 +88,14 @@ def create_app(config: Config | None = None) -> Flask:
                         ("entry_authorization", EntryAuthorization), ("completion_notice", CompletionNotice)):
         photo_parents.register_parent(kind, model)
     photo_parents.check_parents()
+    # Questions a domain asks of one above it, answered by the owner of the data (questions.py).
+    from .bonds.services import security_held
+    from .enforcement.services import cease_and_desist_open
+    from .inspections.workflow import CEASE_AND_DESIST_OPEN
+    from .permits.commencement import SECURITY_HELD
+    SECURITY_HELD.answer(security_held)
+    CEASE_AND_DESIST_OPEN.answer(cease_and_desist_open)
+    questions.check_answered()
     # Sync's declarations: an incomplete one stops the start here; the PATCH settling of records sent
     # back is installed with them, and the snapshot commit hook with the snapshots module.
     from .sync import adapters as sync_adapters, registry as sync_registry, sent_back as sync_sent_back

@@ -15,6 +15,7 @@ from sqlalchemy import Select, select
 
 from .. import audit, signals
 from ..auth.permissions import current_device_id
+from ..completion.certificates import certificate_for_permit
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_list, page_query
@@ -145,7 +146,6 @@ def update_bond(user, record: Bond, data: dict[str, Any], expected_version: int 
 
 
 def _certificate_issued(permit_id: str) -> bool:
-    from ..completion.certificates import certificate_for_permit
     return certificate_for_permit(permit_id) is not None
 
 
@@ -265,3 +265,13 @@ def bond_phases_awaiting_release(user=None) -> list[dict[str, Any]]:
             for share, bond, phase in db.session.execute(query)]
     return sorted(rows, key=lambda r: (r["completed_on"] or date.min, r["permit_id"], r["phase_number"] or 0))
 
+
+def security_held(permit_ids: list[str]) -> dict[str, Decimal]:
+    """R-D1: security received and not released, by permit (permits.commencement.SECURITY_HELD):
+    only what the Town holds secures the work. One query for all the permits."""
+    held: dict[str, Decimal] = {}
+    for start in range(0, len(permit_ids), 500):
+        for bond in db.session.scalars(select(Bond).where(Bond.permit_id.in_(permit_ids[start:start + 500]),
+                                                          Bond.received_on.is_not(None))):
+            held[bond.permit_id] = held.get(bond.permit_id, Decimal("0.00")) + bond.amount - (bond.released_amount or 0)
+    return held

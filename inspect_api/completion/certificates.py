@@ -9,9 +9,11 @@ from sqlalchemy import Select, select
 from .. import clock
 from .. import audit, signals
 from ..auth.models import User
+from ..enforcement.closeout import open_enforcement
 from ..errors import Conflict, NotFound
 from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.services import close_permit
 from . import rules
 from .common import require_supervisor
 from ..numbering import next_sequence
@@ -81,7 +83,6 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     if problem:
         raise Conflict(problem[1], error=problem[0])
     # R-F3: the work is not "completed in accordance with the permit" while enforcement is open.
-    from ..permits.cases import open_enforcement
     still_open = open_enforcement(permit.id)
     if still_open:
         raise Conflict("No certificate while enforcement is open on the site: " + "; ".join(still_open) + ".",
@@ -97,7 +98,6 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     db.session.flush()
     audit.record("certificate.issue", "certificate", cert.id, {"number": number, "basis_id": basis.id},
                  actor=user, permit_id=permit.id)
-    from ..permits.services import close_permit
     close_permit(permit, user)
     signals.certificate_issued.send(cert, permit=permit, actor=user)  # the certificate, attached, is sent
     return cert

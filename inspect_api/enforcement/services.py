@@ -7,6 +7,7 @@ permit: commencement is refused and disturbance seen on a visit raises a finding
 """
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -272,3 +273,11 @@ def order_context(record: Order) -> dict[str, Any]:
     issuer = db.session.get(User, record.issued_by) if record.issued_by else None
     return {"permit": permit, "findings": findings, "recipients": recipients, "conditions": conditions,
             "owners": [p for p in parties.values() if p.role == "owner"], "issuer": issuer}
+
+
+def cease_and_desist_open(permit_id: str, day: date) -> list[str]:
+    """R-O1a: numbers of the cease-and-desist orders open on the site on `day`
+    (inspections.workflow.CEASE_AND_DESIST_OPEN)."""
+    orders = db.session.scalars(select(Order).where(Order.permit_id == permit_id, Order.status == "open",
+                                                    Order.issued_on <= day).order_by(Order.number))
+    return [o.number for o in orders if "cease_and_desist" in (o.kinds or [])]

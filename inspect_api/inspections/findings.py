@@ -10,6 +10,7 @@ from sqlalchemy import Select, select
 
 from .. import clock
 from .. import audit
+from ..changes import touch
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from . import rules
@@ -47,8 +48,6 @@ def create_finding(permit, *, kind: str, description: str, observed_on: date, ne
 
 def touch_inspection(finding: Finding) -> None:
     """An inspection shows its findings; when one changes on its own, devices should re-read the inspection."""
-    from ..changes import touch
-    from .models import Inspection
     if finding.inspection_id:
         inspection = db.session.get(Inspection, finding.inspection_id)
         if inspection is not None:

@@ -1,6 +1,8 @@
 """Shapes of inspections and findings (API.md "Record shapes"). Format only; the law is in rules.py."""
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from ..schemas import EditSchema, GpsFixSchema
@@ -172,3 +174,11 @@ class FindingQuerySchema(PageArgs):
     inspection_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(("open", "overdue", "closed")),
                            metadata={"description": "overdue = open and due before today in America/New_York"})
+
+
+_inspection = InspectionSchema()
+
+
+def dump_inspection(record) -> dict[str, Any]:
+    """An inspection as GET, pull and conflicts answer it."""
+    return _inspection.dump(record)

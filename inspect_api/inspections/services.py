@@ -27,11 +27,10 @@ from . import rules
 from .finding_services import (create_finding, dump_finding, get_finding, list_findings,  # noqa: F401
                                update_finding, visible_findings)
 from .models import Finding, Inspection
-from .schemas import InspectionSchema
+from .schemas import dump_inspection
 from .workflow import ensure_editable, review_inspection, submit_inspection  # noqa: F401
 
 SIMPLE = ("kind", "started_at", "ended_at", "weather", "phase", "unsafe_areas", "notes", "disturbance_observed")
-_dump_schema = InspectionSchema()
 
 
 def visible_inspections(user) -> Select:
@@ -58,10 +57,6 @@ def get_inspection(user, record_id: str) -> Inspection:
     if record is None:
         raise NotFound("No such inspection.")
     return record
-
-
-def dump_inspection(record: Inspection) -> dict[str, Any]:
-    return _dump_schema.dump(record)
 
 
 def _answer(item: dict[str, Any]) -> dict[str, Any]:

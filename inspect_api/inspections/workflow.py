@@ -23,17 +23,23 @@ from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from ..extensions import db
 from ..permits.access import check_field_work
 from ..permits.models import Permit, PermitEvent
+from ..permits.rules import COVERED_LEVELS
+from ..questions import Question
 from ..records import bump, check_version
 from . import findings as finding_ops
 from . import rules
 from .models import Finding, Inspection
+from .schemas import dump_inspection
 
 WITHOUT_APPROVAL = ("work_without_approval", None)
 CEASE_AND_DESIST = ("cease_and_desist_violation", None)
 
+CEASE_AND_DESIST_OPEN = Question("cease_and_desist_open", """R-O1a: the numbers of the cease-and-desist
+orders open on site `permit_id` on `day` (issued by then, not yet complied with or closed), in order.
+Enforcement, which issues orders, answers.""")
+
 
 def _dump(record: Inspection) -> dict[str, Any]:
-    from .services import dump_inspection
     return dump_inspection(record)
 
 
@@ -153,7 +159,6 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
 
 def _lapsed_at(permit: Permit, record: Inspection) -> bool:
     """R-A6: the visit came after the exemption under an approval lapsed (its last valid day passed)."""
-    from ..permits.rules import COVERED_LEVELS
     if permit.number is not None or permit.review_level not in COVERED_LEVELS:
         return False
     if permit.status not in ("approved", "active", "work_complete"):
@@ -165,11 +170,7 @@ def _lapsed_at(permit: Permit, record: Inspection) -> bool:
 
 def _cease_and_desist_orders(permit: Permit, record: Inspection) -> list[str]:
     """R-O1a: numbers of the cease-and-desist orders open on the site on the day of the visit."""
-    from ..enforcement.models import Order
-    day = clock.local_date(record.started_at)
-    orders = db.session.scalars(select(Order).where(Order.permit_id == permit.id, Order.status == "open",
-                                                    Order.issued_on <= day).order_by(Order.number))
-    return [o.number for o in orders if "cease_and_desist" in (o.kinds or [])]
+    return CEASE_AND_DESIST_OPEN(permit.id, clock.local_date(record.started_at))
 
 
 def _permit_status_at(permit: Permit, at) -> str:

@@ -1,5 +1,4 @@
-"""Parties and enforcement cases (R-O0), one project's linked applications (R-A7), the security
-required before the start (R-D1), and what stands in the way of commencement (R-A6, R-D1, R-O1a).
+"""Parties and enforcement cases (R-O0), and one project's linked applications (R-A7).
 
 - Every permit or case names its parties: owner, violator(s), applicant, contractor, each with name,
   mailing address and e-mail. Filing an application makes its owner and applicant parties; a
@@ -15,9 +14,7 @@ Services flush, never commit.
 """
 from __future__ import annotations
 
-from datetime import date
-from decimal import Decimal
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import func, select
 
@@ -29,7 +26,10 @@ from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
 from . import rules
+from .access import get_visible_permit
+from .determination import project_members, recompute_determination, refresh_determination
 from .models import Party, Permit
+from .schemas import PartySchema
 
 CLOSED_STATUSES = ("denied", "withdrawn", "closed")
 PARTY_FIELDS = ("role", "name", "mailing_address", "email", "phone", "user_id")
@@ -74,7 +74,6 @@ def get_party(permit: Permit, party_id: str) -> Party:
 
 def update_party(user: User, permit: Permit, party: Party, data: dict[str, Any], expected: int | None) -> Party:
     _require_supervisor(user, "change a party")
-    from .schemas import PartySchema
     check_version(party, expected, PartySchema().dump)
     values = {k: data[k] for k in PARTY_FIELDS if k in data}
     if "user_id" in values:
@@ -143,41 +142,36 @@ def check_case_parties(data: dict[str, Any]) -> None:
         raise ValidationFailed(errors={"parties": ["An enforcement case names at least one violator."]})
 
 
-# ---- projects and parcels (R-A7) ----------------------------------------------------------------
-def project_members(permit: Permit) -> list[Permit]:
-    if not permit.project_id:
-        return [permit]
-    return list(db.session.scalars(select(Permit).where(Permit.project_id == permit.project_id)
-                                   .order_by(Permit.created_at, Permit.id)))
+# ---- parcels (R-A7) --------------------------------------------------------------------------
+def _flagged(permit: Permit) -> bool:
+    return bool(permit.parcel_id) and permit.parcel_reviewed_at is None \
+        and permit.status not in CLOSED_STATUSES + ("unpermitted",)
 
 
-def project_area(permit: Permit) -> float:
-    """R-A7: the land disturbed by the single project: every linked application that is still a
-    live part of it (denied and withdrawn ones disturb nothing)."""
-    members = project_members(permit)
-    return sum(m.disturbed_area_sqft for m in members
-               if m.id == permit.id or m.status not in ("denied", "withdrawn"))
-
-
-def parcel_flag(permit: Permit) -> list[str]:
-    """R-A7: ids of other open applications on the same parcel that are not in this one's project,
-    until a supervisor links the application or confirms it separate; [] otherwise."""
-    if not permit.parcel_id or permit.parcel_reviewed_at is not None or permit.status in CLOSED_STATUSES \
-            or permit.status == "unpermitted":
-        return []
-    query = select(Permit.id).where(
-        Permit.id != permit.id, func.lower(Permit.parcel_id) == permit.parcel_id.strip().lower(),
-        Permit.status.not_in(CLOSED_STATUSES + ("unpermitted",)))
-    if permit.project_id:
-        query = query.where((Permit.project_id.is_(None)) | (Permit.project_id != permit.project_id))
-    return list(db.session.scalars(query.order_by(Permit.id)))
+def parcel_flags(permits: Iterable[Permit]) -> dict[str, list[str]]:
+    """R-A7, by permit id: ids of other open applications on the same parcel that are not in its
+    project, until a supervisor links the application or confirms it separate; [] otherwise. One
+    query for all the permits."""
+    permits = list(permits)
+    flags: dict[str, list[str]] = {p.id: [] for p in permits}
+    wanted = [p for p in permits if _flagged(p)]
+    if not wanted:
+        return flags
+    parcels = {p.parcel_id.strip().lower() for p in wanted}
+    others = db.session.execute(select(Permit.id, Permit.parcel_id, Permit.project_id).where(
+        func.lower(Permit.parcel_id).in_(parcels), Permit.status.not_in(CLOSED_STATUSES + ("unpermitted",)))
+        .order_by(Permit.id)).all()
+    for permit in wanted:
+        parcel = permit.parcel_id.strip().lower()
+        flags[permit.id] = [o.id for o in others if o.id != permit.id and (o.parcel_id or "").lower() == parcel
+                            and (not permit.project_id or o.project_id != permit.project_id)]
+    return flags
 
 
 def link_project(user: User, permit: Permit, other_id: str | None, separate: bool) -> Permit:
     """A supervisor links `permit` into the project of another application (R-A7) or confirms it is a
     separate project; every member's determination is recomputed on the project's total."""
     _require_supervisor(user, "link applications into one project")
-    from .services import get_permit, recompute_determination
     if separate:
         permit.parcel_reviewed_at = clock.now()
         bump(permit)
@@ -186,7 +180,8 @@ def link_project(user: User, permit: Permit, other_id: str | None, separate: boo
         return permit
     if not other_id:
         raise ValidationFailed(errors={"link_to": ["Name the application to link with, or confirm separate."]})
-    other = get_permit(user, str(other_id), for_update=True)
+    other = get_visible_permit(user, str(other_id), for_update=True)
+    refresh_determination(other)
     if other.id == permit.id or "unpermitted" in (other.status, permit.status):
         raise ValidationFailed(errors={"link_to": ["Link two different applications (not enforcement cases)."]})
     project = other.project_id or permit.project_id or other.id
@@ -203,64 +198,6 @@ def link_project(user: User, permit: Permit, other_id: str | None, separate: boo
                       "number": [before[1], member.number]}, actor=user, permit_id=member.id)
     db.session.flush()
     return permit
-
-
-# ---- security before the start (R-D1) ----------------------------------------------------------
-def security_posted(permit: Permit) -> Decimal:
-    """Security received and not released: only what the Town holds secures the work."""
-    from ..bonds.models import Bond
-    bonds = db.session.scalars(select(Bond).where(Bond.permit_id == permit.id, Bond.received_on.is_not(None)))
-    return sum((b.amount - (b.released_amount or 0) for b in bonds), Decimal("0.00"))
-
-
-def set_security_requirement(user: User, permit: Permit, amount: Decimal | None) -> Permit:
-    _require_supervisor(user, "set the security required before the start")
-    if permit.status in ("active", "work_complete", "closed", "denied", "withdrawn", "unpermitted"):
-        raise Conflict("Security is required before land disturbance starts; this record is "
-                       f"{permit.status.replace('_', ' ')}.", error="invalid_transition")
-    before = permit.security_required_amount
-    permit.security_required_amount = amount
-    bump(permit)
-    db.session.flush()
-    audit.record("permit.security_required", "permit", permit.id, {"security_required_amount": [before, amount]},
-                 actor=user, permit_id=permit.id)
-    return permit
-
-
-# ---- what stands in the way of commencement -----------------------------------------------------
-def commencement_refusal(permit: Permit, today: date) -> tuple[str, str] | None:
-    """(error code, reason) why work may not be recorded as commenced, or None."""
-    if permit.cease_and_desist:
-        return ("cease_and_desist", "A cease-and-desist order is open on this site: land-disturbing activity "
-                                    "stops until there is compliance (R-O1a).")
-    level = permit.review_level_today
-    if rules.approval_lapsed(permit.status, level, permit.number):
-        return ("approval_lapsed", "The exemption this approval rested on has lapsed: the project needs "
-                                   f"{rules.LEVEL_NAMES.get(level, 'an approval')} before work "
-                                   "starts (R-A6).")
-    required = permit.security_required_amount
-    if required is not None and required > 0:
-        posted = security_posted(permit)
-        if posted < required:
-            return ("security_required", f"Security of ${required:,.2f} must be posted before land disturbance "
-                                         f"starts; ${posted:,.2f} is held (R-D1).")
-    return None
-
-
-def open_enforcement(permit_id: str) -> list[str]:
-    """R-F3: what on the site is still open: orders, violations, unpaid cost recoveries."""
-    from ..enforcement.costs import statement
-    from ..enforcement.models import CostRecovery, Order, Violation
-    reasons = [f"order {o.number} is {o.status}" for o in db.session.scalars(
-        select(Order).where(Order.permit_id == permit_id, Order.status == "open").order_by(Order.number))]
-    ongoing = db.session.scalar(select(func.count()).select_from(Violation).where(
-        Violation.permit_id == permit_id, Violation.last_observed_on.is_(None)))
-    if ongoing:
-        reasons.append(f"{ongoing} violation{'s' if ongoing != 1 else ''} still ongoing")
-    for record in db.session.scalars(select(CostRecovery).where(CostRecovery.permit_id == permit_id)):
-        if statement(record)["status"] not in ("paid", "void"):
-            reasons.append(f"cost recovery of ${statement(record)['total_due']:,.2f} unpaid")
-    return reasons
 
 
 def _require_supervisor(user: User, action: str) -> None:

@@ -23,7 +23,7 @@ from . import rules
 from ..clock import today as local_today
 from .models import Permit, PermitDocument, PermitExemption
 from .schemas import ExemptionSchema
-from .services import recompute_determination
+from .determination import recompute_determination
 
 EVIDENCE = ("statement", "single_family", "utility_kind", "document_number", "issued_on", "expires_on",
             "document_photo_id", "document_id")

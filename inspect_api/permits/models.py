@@ -9,8 +9,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from ..clock import today as local_today
 from ..db import IdColumn, RecordMixin, UTCDateTime, new_id, clock_now
 from ..extensions import db
+from . import rules
 
 # `unpermitted`: an enforcement case on a site disturbed without any application (R-O0); it is
 # reached only by opening a case and never moves along R-C2.
@@ -97,19 +99,6 @@ class Permit(RecordMixin, db.Model):
     @property
     def owner(self) -> dict[str, Any]:
         return {"name": self.owner_name, "email": self.owner_email, "phone": self.owner_phone}
-
-    @property
-    def determination_today(self) -> dict[str, Any] | None:
-        """The determination as it stands today (R-A5, R-B1: an order or decision that expired since the
-        last change voids its exemption). A read computes it and never stores it: the stored one is
-        brought up to date by the next change to the permit."""
-        from .services import determination_today
-        return determination_today(self)
-
-    @property
-    def review_level_today(self) -> str:
-        determination = self.determination_today
-        return determination["review_level"] if determination else self.review_level
 
     @property
     def assigned_inspector_ids(self) -> list[str]:
@@ -230,7 +219,6 @@ class PermitExemption(RecordMixin, db.Model):
 
     def stands_on(self, on: date) -> bool:
         """R-B2: a claim that is not rejected stands; B5/B6 only with a document valid on `on`."""
-        from . import rules
         if self.status == "rejected":
             return False
         valid = rules.document_valid_on(self.expires_on, self.issued_on, on, self.has_document)
@@ -238,7 +226,6 @@ class PermitExemption(RecordMixin, db.Model):
 
     @property
     def stands(self) -> bool:
-        from ..clock import today as local_today
         return self.stands_on(local_today())
 
 

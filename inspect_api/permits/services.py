@@ -25,93 +25,24 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
+from ..numbering import next_number
 from ..records import bump, check_version, existing_for_create
-from . import rules
+from . import cases, rules
 from .access import assigned_permit_ids, get_visible_permit, visible_permits
 from ..clock import today as local_today
+from .determination import INPUT_COLUMNS, UNDER_REVIEW, project_members, recompute_determination, refresh_determination
 from .models import Assignment, Permit
 from .numbering import assign_number
-from .schemas import PermitSchema
+from .views import dump_permit, shown, shown_all
+from .workflow import close_permit, record_event, transition
 
 __all__ = ["create_permit", "update_permit", "get_permit", "visible_permits", "dump_permit", "transition",
            "close_permit", "assign_inspector", "unassign_inspector", "force_status", "list_permits",
            "recompute_determination", "set_cease_and_desist"]
 
-INPUT_COLUMNS = ("disturbed_area_sqft", "drains_to_ms4", "drains_to_waters", "luhppl_kind", "luhppl_description")
 SIMPLE_COLUMNS = INPUT_COLUMNS + ("proposed_use", "description")
 APPLICANT_EDITABLE = ("draft",)
 SUPERVISOR_EDITABLE = ("draft", "submitted", "under_review")
-UNDER_REVIEW = ("submitted", "under_review")
-_permit_schema = PermitSchema()
-
-
-def dump_permit(permit: Permit) -> dict:
-    return _permit_schema.dump(permit)
-
-
-# ---- determination (R-A5) -----------------------------------------------------------------------
-def _determination_for(permit: Permit, today) -> dict:
-    claims = [c for c in permit.exemptions if c.status != "rejected"]
-    inputs = [rules.ExemptionClaim(c.kind, rules.document_valid_on(c.expires_on, c.issued_on, today, c.has_document))
-              for c in claims]
-    # R-A7: the land disturbed "as part of a single project": every linked application's area.
-    area = permit.disturbed_area_sqft
-    if permit.project_id:
-        from .cases import project_area
-        area = project_area(permit)
-    result = rules.determine(area, permit.drains_to_ms4, permit.drains_to_waters,
-                             permit.luhppl_kind, inputs, permit.luhppl_description)
-    valid_until = None
-    if result.review_level == "exempt" and not any(c.kind not in rules.DOCUMENT_EXEMPTIONS for c in claims):
-        valid_until = max(c.expires_on for c, i in zip(claims, inputs) if i.document_valid).isoformat()
-    return {**result.as_dict(), "valid_until": valid_until, "as_of": today.isoformat(), "inputs": {
-        **{key: getattr(permit, key) for key in INPUT_COLUMNS},
-        **({"project_id": permit.project_id, "project_disturbed_area_sqft": area} if permit.project_id else {}),
-        "exemptions": [{"id": c.id, "kind": c.kind, "status": c.status, "document_valid": i.document_valid}
-                       for c, i in zip(claims, inputs)]}}
-
-
-def recompute_determination(permit: Permit, today=None) -> bool:
-    """Store the determination with its inputs (R-A5); True when it changed. A permit under review
-    whose level changed gets the number of its new level."""
-    today = today or local_today()
-    new = _determination_for(permit, today)
-    old = dict(permit.determination or {})
-    if old and {k: v for k, v in old.items() if k != "as_of"} == {k: v for k, v in new.items() if k != "as_of"}:
-        return False
-    permit.determination = new
-    permit.review_level = new["review_level"]
-    if permit.status in UNDER_REVIEW:
-        assign_number(permit, today)
-    return True
-
-
-def _has_document_claims(permit: Permit) -> bool:
-    return any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions)
-
-
-def determination_today(permit: Permit) -> dict | None:
-    """What recompute_determination would store today, without storing it (reads never write)."""
-    if not _has_document_claims(permit):
-        return permit.determination
-    new = _determination_for(permit, local_today())
-    old = dict(permit.determination or {})
-    if old and {k: v for k, v in old.items() if k != "as_of"} == {k: v for k, v in new.items() if k != "as_of"}:
-        return old
-    return new
-
-
-def refresh_determination(permit: Permit) -> None:
-    """An order of conditions or decision that expired since the last change voids its exemption
-    (R-B1): re-evaluate document-based claims against today."""
-    if _has_document_claims(permit):
-        before = {"review_level": permit.review_level, "number": permit.number}
-        if recompute_determination(permit):
-            bump(permit)
-            db.session.flush()
-            changes = audit.diff(before, {"review_level": permit.review_level, "number": permit.number})
-            audit.record("permit.determination", "permit", permit.id,
-                         {**changes, "reason": "an exemption document is no longer valid today"}, permit_id=permit.id)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -196,7 +127,6 @@ def _check_draft_room(applicant: User) -> None:
 def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
     """File an application as a draft (R-C1); idempotent on a client-made id. A supervisor naming no
     applicant opens an enforcement case instead (status `unpermitted`, R-O0)."""
-    from . import cases
     applicant = _applicant_for(user, data)
     columns = _columns(data)
     problem = rules.luhppl_problem(columns.get("luhppl_kind"), columns.get("luhppl_description"))
@@ -219,13 +149,11 @@ def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
     db.session.add(permit)
     recompute_determination(permit)
     if applicant is None:
-        from ..numbering import next_number
         permit.number = next_number("ENF", local_today().year)
     db.session.flush()
     _first_parties(user, permit, data, applicant)
     if applicant is not None:
         cases.link_to_case(permit, user, data.get("case_id"))
-    from .workflow import record_event
     record_event(permit, user, None, status, "Application started" if applicant else "Enforcement case opened")
     audit.record("permit.create" if applicant else "case.open", "permit", permit.id,
                  {**columns, "review_level": permit.review_level, "status": status,
@@ -236,7 +164,6 @@ def create_permit(user: User, data: dict[str, Any]) -> tuple[Permit, bool]:
 
 def _first_parties(user: User, permit: Permit, data: dict[str, Any], applicant: User | None) -> None:
     """R-O0: the owner named on the record and the applicant are its first parties; then those given."""
-    from . import cases
     owner = data["owner"]
     cases.add_party(user, permit, {"role": "owner", "name": owner["name"], "email": owner.get("email"),
                                    "phone": owner.get("phone"), "mailing_address": owner.get("mailing_address")},
@@ -279,8 +206,7 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     for key, value in columns.items():
         setattr(permit, key, value)
     if data.get("owner"):
-        from .cases import sync_owner_party
-        sync_owner_party(permit, data["owner"])
+        cases.sync_owner_party(permit, data["owner"])
     level_before = (permit.review_level, permit.number)
     if any(key in INPUT_COLUMNS for key in changes):
         recompute_determination(permit)
@@ -297,7 +223,6 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
 
 def _recompute_project(user: User, permit: Permit) -> None:
     """R-A7: the project's total changed, so every other linked application's determination follows."""
-    from .cases import project_members
     db.session.flush()
     for member in project_members(permit):
         if member.id == permit.id:
@@ -365,13 +290,3 @@ def unassign_inspector(permit: Permit, inspector_id: str, actor: User) -> Assign
     audit.record("permit.unassign", "permit", permit.id, {"inspector_id": inspector_id}, actor=actor,
                  permit_id=permit.id)
     return assignment
-
-
-def transition(user: User, permit: Permit, to: str, reason: str | None = None, **kwargs: Any) -> Permit:
-    from .workflow import transition as _transition
-    return _transition(user, permit, to, reason, **kwargs)
-
-
-def close_permit(permit: Permit, actor: User, reason: str | None = None) -> Permit:
-    from .workflow import close_permit as _close
-    return _close(permit, actor, reason)

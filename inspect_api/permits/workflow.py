@@ -25,7 +25,9 @@ from . import rules
 from ..clock import today as local_today
 from .models import Permit, PermitEvent
 from .numbering import assign_number
-from .services import dump_permit, refresh_determination
+from .commencement import commencement_refusal
+from .determination import refresh_determination
+from .views import dump_permit
 
 DATED_MOVES = {"active": "work_commenced_on", "work_complete": "work_completed_on"}
 
@@ -56,7 +58,6 @@ def _visible(user: User, permit: Permit) -> bool:
 def _check_commencement(permit: Permit) -> None:
     """R-O1a, R-A6, R-D1: an open cease-and-desist order, a lapsed exemption-based approval, or
     security required and not yet posted each refuse the move to active (409 with its own code)."""
-    from .cases import commencement_refusal
     refusal = commencement_refusal(permit, local_today())
     if refusal:
         raise Conflict(refusal[1], error=refusal[0])
