@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from inspect_api.auth.models import User
+from inspect_api.clock import today as town_today
 from inspect_api.extensions import db
 from tests.closeout.conftest import pdf_bytes
 
@@ -178,7 +179,7 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
     pls = page.locator("fieldset:has(legend:text('Professional land surveyor'))")
     pls.get_by_label("Name").fill("Dana Whitcomb")
     pls.get_by_label("License number").fill("PLS 41822")
-    pls.get_by_label("Stamp date").fill(date.today().isoformat())
+    pls.get_by_label("Stamp date").fill(town_today().isoformat())  # the Town's day, not the machine's (UTC)
     page.get_by_label("A professional engineer's stamp applies to this project").uncheck()
     for text in ("substantially complies", "Permanent erosion controls", "Stormwater facilities"):
         page.get_by_label(text).check()
