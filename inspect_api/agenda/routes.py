@@ -11,7 +11,7 @@ from .schemas import DeadlineArgs, DeadlineSchema
 # the default tag of its operations and Flask allows one blueprint per name, so the operation names it.
 DEADLINES_TAG = "orders"
 
-blp = Blueprint("agenda", __name__, url_prefix="/api/v1",
+blp = Blueprint("agenda", __name__, url_prefix="/api/v1", own_tag=False,
                 description="The agenda: what is due and by when (the Deadlines view is listed under orders)")
 
 
