@@ -14,9 +14,13 @@ from contextlib import contextmanager
 from typing import IO, Any, Iterator
 
 import pillow_heif
-from flask import current_app
+from flask import current_app, redirect, send_file
+from PIL import Image
 
 from .errors import ChecksumMismatch, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from .http import PRIVATE_FILE_CACHE
+from .storage import blob_key, get_storage
+from .uploads import receive_to_tempfile, sniff_type
 
 ALLOWED_TYPES = ("application/pdf", "image/jpeg", "image/png", "image/webp", "image/heic")
 _EXTENSIONS = {"application/pdf": ".pdf", "image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp",
@@ -48,7 +52,6 @@ def _check_complete(path, content_type: str) -> None:
             if b"%%EOF" not in fh.read():
                 raise ValidationFailed("The PDF is incomplete or damaged.", error="document_invalid")
         return
-    from PIL import Image
     if content_type == "image/heic":
         pillow_heif.register_heif_opener()
     try:
@@ -63,7 +66,6 @@ def _check_complete(path, content_type: str) -> None:
 
 
 def _sniffed_type(received, declared: str | None) -> str:
-    from .uploads import sniff_type
     if received.size == 0:
         raise ValidationFailed("The document is empty.", error="document_invalid")
     with open(received.path, "rb") as fh:
@@ -94,7 +96,6 @@ def received_document(stream: IO[bytes], *, content_type: str | None, content_le
     """Streams the body to a temporary file and checks it: size, the optional SHA-256 the client sent
     (422 `checksum_mismatch`), the type read from the bytes, completeness. Yields (received, type);
     the temporary file is removed however the block is left."""
-    from .uploads import receive_to_tempfile
     declared = check_declared(content_type, content_length)
     with receive_to_tempfile(stream, int(current_app.config["MAX_DOCUMENT_BYTES"])) as received:
         if sha256 and sha256.strip().lower() != received.sha256:
@@ -104,7 +105,6 @@ def received_document(stream: IO[bytes], *, content_type: str | None, content_le
 
 def store(received, content_type: str) -> str:
     """Put checked bytes in the blob store under their content address; identical bytes land once."""
-    from .storage import blob_key, get_storage
     key = blob_key(received.sha256)
     storage = get_storage()
     if not storage.exists(key):
@@ -114,7 +114,6 @@ def store(received, content_type: str) -> str:
 
 def source(storage_key: str, *, filename: str, content_type: str) -> dict[str, Any]:
     """Where to read the bytes: a signed URL to redirect to (S3), or an open file object (local store)."""
-    from .storage import get_storage
     storage = get_storage()
     url = storage.presigned_url(storage_key, filename=filename, content_type=content_type)
     if url:
@@ -124,8 +123,6 @@ def source(storage_key: str, *, filename: str, content_type: str) -> dict[str, A
 
 def file_response(storage_key: str, *, filename: str, content_type: str, sha256: str):
     """The HTTP answer with a stored document's bytes: a download, private, revalidated by its ETag."""
-    from flask import redirect, send_file
-    from .http import PRIVATE_FILE_CACHE
     where = source(storage_key, filename=filename, content_type=content_type)
     if "url" in where:
         return redirect(where["url"], code=302)

@@ -12,10 +12,10 @@ import sqlalchemy as sa
 from sqlalchemy import select
 
 from ..auth.models import User
+from ..clock import town_zone
 from ..extensions import db
 from ..inspections.models import Finding, Inspection
 from ..permits.access import visible_permit_ids
-from ..clock import town_zone
 from ..permits.models import Permit
 from ..photos.models import Photo
 from ..sampling.models import Sample
@@ -142,7 +142,6 @@ def _uploader(user_id: str | None) -> dict[str, Any] | None:
     """Who uploaded a photo, as every photo list says it."""
     if user_id is None:
         return None
-    from ..auth.models import User
     account = db.session.get(User, user_id)
     return {"id": user_id, "name": account.name if account is not None else None}
 

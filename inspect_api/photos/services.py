@@ -21,8 +21,10 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
+from ..inspections.finding_services import visible_findings
+from ..inspections.models import Inspection, Finding
+from ..inspections.services import visible_inspections
 from ..paging import page_query
-from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import valid_uuid
@@ -50,9 +52,6 @@ def visible_photos(user) -> Select:
     if user.role != "supervisor":
         query = query.where(sa.or_(Photo.created_by == user.id, parents.attached()))
     if user.role == "applicant":
-        from ..inspections.finding_services import visible_findings
-        from ..inspections.models import Finding
-        from ..inspections.services import visible_inspections
         seen = visible_inspections(user).with_only_columns(Inspection.id)
         seen_findings = visible_findings(user).with_only_columns(Finding.id).order_by(None)
         query = query.where(sa.or_(Photo.parent_type.is_(None), Photo.parent_type.notin_(("inspection", "finding")),

@@ -15,7 +15,7 @@ from sqlalchemy import Select, func, select
 
 from .. import audit, clock
 from ..auth.permissions import current_device_id
-from ..errors import Conflict, Forbidden, ValidationFailed
+from ..errors import Conflict, Forbidden, ValidationFailed, NotFound
 from ..extensions import db
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
@@ -107,7 +107,6 @@ def create_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionReq
 
 
 def get_inspection_request(user, record_id: str) -> InspectionRequest:
-    from ..errors import NotFound
     record = db.session.scalar(visible_inspection_requests(user).where(InspectionRequest.id == str(record_id)))
     if record is None:
         raise NotFound("No such inspection request.")

@@ -8,6 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 from ..schemas import RecordFieldsSchema
 from .models import REQUEST_KINDS
 from .rules import KINDS, storm_counts
+from .services import settings
 
 
 class DayOrTime(fields.Field):
@@ -92,7 +93,6 @@ class StormEventSchema(RecordFieldsSchema):
                                                   "threshold: active sites owe a storm-event inspection"})
 
     def _obliges(self, record) -> bool:
-        from .services import settings
         return storm_counts(record.inches, settings())
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import Select, select
 
 from .. import clock
 from ..extensions import db
+from ..inspections.models import Finding, Inspection
 from ..permits.access import assigned_permit_ids, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit, PermitEvent
 from . import rules
@@ -73,7 +74,6 @@ def _chunks(ids: list[str], size: int = 900) -> Iterable[list[str]]:
 
 
 def _visits(permit_ids: list[str]) -> tuple[dict[str, list[rules.Visit]], dict[str, datetime]]:
-    from ..inspections.models import Inspection
     visits: dict[str, list[rules.Visit]] = defaultdict(list)
     started: dict[str, datetime] = {}
     for chunk in _chunks(permit_ids):
@@ -89,7 +89,6 @@ def _visits(permit_ids: list[str]) -> tuple[dict[str, list[rules.Visit]], dict[s
 
 
 def _findings(permit_ids: list[str], started: dict[str, datetime]) -> dict[str, list[rules.FindingDue]]:
-    from ..inspections.models import Finding
     out: dict[str, list[rules.FindingDue]] = defaultdict(list)
     for chunk in _chunks(permit_ids):
         for f in db.session.execute(select(Finding.id, Finding.permit_id, Finding.due_on, Finding.status,

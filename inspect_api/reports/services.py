@@ -11,6 +11,7 @@ from sqlalchemy import or_, select
 from .. import clock
 from ..auth.models import User
 from ..checklists.services import find_template
+from ..entry.models import EntryAuthorization
 from ..errors import NotFound
 from ..extensions import db
 from ..inspections.findings import open_findings_query
@@ -20,6 +21,7 @@ from ..permits.access import get_visible_permit
 from ..permits.models import Permit
 from ..photos import parents as photo_parents
 from ..photos.models import Photo
+from ..sampling import exceedances, levels, rules as sampling_rules
 from ..sampling.models import Sample
 from ..sampling.services import visible_samples
 from ..storage import get_storage
@@ -129,7 +131,6 @@ ENTRY_BASES = {
 
 def _entry_rows(record: Inspection) -> list[tuple[str, str]]:
     """R-E1: the authority the entry relied on, as the inspector recorded it."""
-    from ..entry.models import EntryAuthorization
     auth = db.session.get(EntryAuthorization, record.entry_authorization_id) if record.entry_authorization_id else None
     if auth is None or auth.permit_id != record.permit_id:
         return [("Basis", "no entry authorization recorded")]
@@ -145,7 +146,6 @@ def _entry_rows(record: Inspection) -> list[tuple[str, str]]:
 def _weekly_notes(samples: list[Sample]) -> list[str]:
     """R-S2: the turbidity benchmark is judged on the weekly average per discharge point, not on one
     sample: say so, and mark each outfall-week of these samples whose average exceeds it."""
-    from ..sampling import exceedances, levels, rules as sampling_rules
     level = levels.weekly_level("turbidity")
     if level is None or not any(p.get("name") == "turbidity" for s in samples for p in s.parameters or []):
         return []

@@ -29,6 +29,7 @@ from ..changes import SyncChange, SyncCounter, by_watermark, current_sequence
 from ..errors import ApiError, Gone
 from ..extensions import db
 from ..permits.access import assigned_permit_ids, visible_permit_ids
+from ..permits.models import Assignment
 from . import payload, registry, rules
 
 DEFAULT_LIMIT = 500
@@ -42,7 +43,6 @@ def _key() -> bytes:
 
 def pull_scope(user) -> sa.ColumnElement[bool]:
     """Which rows of the change feed `user` may receive, as a condition on sync_changes."""
-    from ..permits.models import Assignment
     names = registry.adapters()
 
     def of(*scopes: str) -> list[str]:

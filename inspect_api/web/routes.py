@@ -14,6 +14,7 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, send_from_directory
 
 from ..config import STATIC_ROOT
+from ..errors import NotFound
 
 PWA_ROOT = STATIC_ROOT / "pwa"
 _ORIGIN = re.compile(r"^https://[a-z0-9.-]+(:\d{1,5})?$")
@@ -54,7 +55,6 @@ blp = Blueprint("web", __name__)
 def _send(relative: str) -> Response:
     suffix = Path(relative).suffix
     if suffix not in TYPES:
-        from ..errors import NotFound
         raise NotFound("No such file.")
     # send_from_directory refuses paths that leave PWA_ROOT (safe_join) and answers 404 for those.
     response = send_from_directory(PWA_ROOT, relative, mimetype=TYPES[suffix], max_age=0, conditional=True)
