@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up a virtual environment (first run only) and run the whole test suite:
-#   0. the field app's JavaScript unit tests, when node is installed;
+#   0. the field app's JavaScript unit tests, when node is installed, and the import contracts;
 #   1. on SQLite (always);
 #   2. again on PostgreSQL when one is reachable (TEST_DATABASE_URL, or a local server on 127.0.0.1:5432).
 # Suites whose external parts are missing (node, PostgreSQL, Chromium) are skipped and named at the end.
@@ -35,6 +35,13 @@ if command -v node >/dev/null 2>&1; then
 else
   skipped+=("JavaScript unit tests: node not installed (Debian package 'nodejs', 20 or newer)")
 fi
+
+# The direction of imports between the app's packages (pyproject.toml [tool.importlinter]; README
+# "Layers"): a broken contract fails the run like a failing test.
+echo "== import contracts (lint-imports) =="
+.venv/bin/lint-imports --no-cache
+rc=$?
+[ $rc -ne 0 ] && status=$rc
 
 echo "== test suite on SQLite =="
 TEST_DATABASE_URL= .venv/bin/python -m pytest "$@"
