@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from flask import g, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.orm import Mapped, Session, mapped_column
+from flask_jwt_extended import current_user
 
 from .db import IdColumn, UTCDateTime, new_id, clock_now
 from .extensions import db
@@ -69,7 +70,6 @@ def record(action: str, record_type: str, record_id: str, changes: dict[str, Any
     """Add one audit row to the current transaction (it commits or rolls back with the change).
     Inside deferred() the row is held and written with the batch's others (and None is returned)."""
     if actor is None and has_request_context():
-        from flask_jwt_extended import current_user
         try:
             actor = current_user._get_current_object() if current_user else None
         except RuntimeError:

@@ -5,8 +5,15 @@ import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
-from . import create_app
+from . import create_app, demo
 from .auth.models import ROLES
+from .agenda import cli as agenda_cli
+from .auth.services import create_user
+from .errors import ApiError
+from .extensions import db
+from .notifications import cli as notifications_cli
+from .photos import cli as photos_cli
+from .program import cli as program_cli
 
 
 @click.group(cls=FlaskGroup, create_app=lambda: create_app())
@@ -27,9 +34,6 @@ def users() -> None:
 @with_appcontext
 def users_create(email: str, role: str, password: str, name: str) -> None:
     """Create a user of any role."""
-    from .auth.services import create_user
-    from .errors import ApiError
-    from .extensions import db
     try:
         user = create_user(email, password, name, role)
         db.session.commit()
@@ -39,11 +43,6 @@ def users_create(email: str, role: str, password: str, name: str) -> None:
 
 
 def _register_domain_commands() -> None:
-    from . import demo
-    from .agenda import cli as agenda_cli
-    from .notifications import cli as notifications_cli
-    from .photos import cli as photos_cli
-    from .program import cli as program_cli
     for module in (demo, agenda_cli, notifications_cli, photos_cli, program_cli):
         for command in module.commands:
             main.add_command(command)

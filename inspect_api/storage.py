@@ -137,6 +137,8 @@ class S3BlobStore:
 
     def __init__(self, bucket: str, prefix: str = "", *, endpoint_url: str | None = None,
                  expires_in: int = 300, client=None) -> None:
+        # Imported here, not at the top: only an S3 store needs boto3, and importing it adds about a
+        # quarter of a second to every start of a process that stores files locally (the default).
         import boto3
         from botocore.config import Config as BotoConfig
         self.bucket = bucket
@@ -161,7 +163,7 @@ class S3BlobStore:
         return True
 
     def open(self, key: str) -> BinaryIO:
-        from botocore.exceptions import ClientError
+        ClientError = self.client.exceptions.ClientError
         try:
             return self.client.get_object(Bucket=self.bucket, Key=self._name(key))["Body"]
         except ClientError as exc:
@@ -170,7 +172,7 @@ class S3BlobStore:
             raise
 
     def exists(self, key: str) -> bool:
-        from botocore.exceptions import ClientError
+        ClientError = self.client.exceptions.ClientError
         try:
             self.client.head_object(Bucket=self.bucket, Key=self._name(key))
             return True
@@ -183,7 +185,7 @@ class S3BlobStore:
         self.client.delete_object(Bucket=self.bucket, Key=self._name(key))
 
     def size(self, key: str) -> int:
-        from botocore.exceptions import ClientError
+        ClientError = self.client.exceptions.ClientError
         try:
             return int(self.client.head_object(Bucket=self.bucket, Key=self._name(key))["ContentLength"])
         except ClientError as exc:

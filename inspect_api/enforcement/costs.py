@@ -13,18 +13,21 @@ from typing import Any
 
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
+from flask import current_app
 
-from .. import audit, signals
+from .. import audit, clock, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
-from .. import clock
 from . import rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery
 from .services import change_status, get_order, require_supervisor
+from ..permits.models import Party, Permit
+from .notices_pdf import lien_certificate_pdf
+from .schemas import CostRecoverySchema
 
 RECIPIENT_FIELDS = ("party_id", "role", "name", "mailing_address", "method", "sent_on", "received_on")
 COURT_FIELDS = ("court_decision_on", "court_amount", "court_case_note")
@@ -57,7 +60,6 @@ def costs_total(record: CostRecovery) -> Decimal:
 
 def interest_rates() -> tuple:
     """R-O3: the MGL c.59 §57 rates with their effective dates, from configuration."""
-    from flask import current_app
     return rules.parse_rates(current_app.config.get("COST_INTEREST_RATES") or "1900-01-01=0.14")
 
 
@@ -209,7 +211,6 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
 def _recipients(record: CostRecovery, wanted: list[dict[str, Any]]) -> list[CostNotice]:
     """R-O3: the notice to each recipient. Entries naming an existing recipient's id update it (its
     protest stays); a party id fills in the name and mailing address from the case's parties."""
-    from ..permits.models import Party
     current = {n.id: n for n in record.recipients}
     errors: dict[str, list[str]] = {}
     out: list[CostNotice] = []
@@ -309,7 +310,6 @@ def _protest_recipient(user, record: CostRecovery, recipient_id: str | None) -> 
 def _speaks_for(user, record: CostRecovery, notice: CostNotice) -> bool:
     """An applicant protests a notice addressed to a party that is their account, or the owner's
     notice on their own application (the applicant answers for the owner they filed for)."""
-    from ..permits.models import Party, Permit
     if notice.party_id:
         party = db.session.get(Party, notice.party_id)
         if party is not None and party.user_id == user.id:
@@ -392,15 +392,12 @@ def _save(user, record: CostRecovery, before: dict, action: str) -> CostRecovery
 
 
 def _plain(view: dict[str, Any]) -> dict[str, Any]:
-    from .schemas import CostRecoverySchema
     return CostRecoverySchema().dump(view)
 
 
 def lien_certificate(record: CostRecovery, on: date | None = None) -> bytes:
     """R-O3: the lien certificate, produced only once the lien has attached (the end of the lien day
     passed with the amount unpaid)."""
-    from ..permits.models import Party, Permit
-    from .notices_pdf import lien_certificate_pdf
     on = on or clock.today()
     today = statement(record, on)
     if today["status"] != "lien":

@@ -9,16 +9,16 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import Select, select
+from flask import current_app
 
-from .. import audit, signals
+from .. import audit, clock, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
 from ..inspections.models import Inspection
 from ..permits.access import get_visible_permit, visible_permit_ids
-from ..permits.models import PermitCondition
+from ..permits.models import Permit, PermitCondition
 from ..records import bump, check_version, existing_for_create
-from .. import clock
 from . import rules
 from .models import Citation, FineSchedule, Violation
 from ..numbering import next_number
@@ -26,6 +26,8 @@ from ..paging import page_query
 from ..photos.models import Photo
 from .schemas_penalties import CitationSchema, FineScheduleSchema, ViolationSchema
 from .services import missing_findings, require_supervisor
+from ..auth.models import User
+from .notices_pdf import citation_pdf
 
 VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description", "first_observed_on",
                     "last_observed_on", "finding_ids", "photo_ids", "inspection_ids", "referral_note",
@@ -207,10 +209,6 @@ def get_citation(user, record_id: str) -> Citation:
 
 def citation_document(record: Citation) -> bytes:
     """R-P2: the citation as a ticket to hand the violator."""
-    from flask import current_app
-    from ..auth.models import User
-    from ..permits.models import Permit
-    from .notices_pdf import citation_pdf
     permit = db.session.get(Permit, record.permit_id)
     violation = db.session.get(Violation, record.violation_id)
     issuer = db.session.get(User, record.created_by) if record.created_by else None

@@ -403,17 +403,3 @@ def scheduled_fine(number: int, first: Decimal, second: Decimal, third_and_subse
 def citation_respond_by(delivered_on: date | None) -> date | None:
     """MGL c.40 §21D: 21 days from the notice to pay the fine or ask for a hearing."""
     return delivered_on + timedelta(days=CITATION_RESPONSE_DAYS) if delivered_on else None
-
-
-# --- Deadlines view ------------------------------------------------------------------------------
-DEADLINE_KINDS = ("finding_due", "order_due", "final_report_due", "cost_notice_due", "protest_window_ends",
-                  "bond_phase_release", "inspection_overdue", "approval_lapsed")
-
-
-def is_overdue(due_on: date, today: date) -> bool:
-    return today > due_on
-
-
-def deadline_sort_key(item: dict) -> tuple:
-    return (item["due_on"], DEADLINE_KINDS.index(item["kind"]) if item["kind"] in DEADLINE_KINDS else 99,
-            item.get("permit_number") or "", str(item["record_id"]))

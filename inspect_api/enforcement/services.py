@@ -12,22 +12,23 @@ from typing import Any
 
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
+from flask import current_app
 
-from .. import audit, signals
+from .. import audit, clock, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..inspections.models import Finding
-from ..permits.models import Permit
+from ..permits.models import Party, Permit, PermitCondition
 from ..permits.services import set_cease_and_desist
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
-from .. import clock
 from . import rules
 from .models import Order, OrderEvent
 from ..numbering import next_number
 from .schemas import OrderSchema
+from ..auth.models import User
 
 _dump_schema = OrderSchema()
 TEXT_FIELDS = ("referral_note", "court_case_note")
@@ -39,7 +40,6 @@ def require_supervisor(user, action: str = "do this") -> None:
 
 
 def agents_may_issue() -> bool:
-    from flask import current_app
     return bool(current_app.config.get("ORDERS_BY_AGENTS"))
 
 
@@ -49,7 +49,6 @@ def require_issuer(user, permit: Permit) -> None:
     if getattr(user, "is_supervisor", False):
         return
     if user.role == "inspector" and agents_may_issue():
-        from ..permits.access import check_field_work
         check_field_work(user, permit)
         return
     raise Forbidden("Only supervisors may issue orders." if not agents_may_issue()
@@ -264,8 +263,6 @@ def order_context(record: Order) -> dict[str, Any]:
     if record.finding_ids:
         findings = list(db.session.scalars(select(Finding).where(Finding.id.in_(record.finding_ids))
                                            .order_by(Finding.observed_on, Finding.id)))
-    from ..auth.models import User
-    from ..permits.models import Party, PermitCondition
     parties = {p.id: p for p in db.session.scalars(select(Party).where(Party.permit_id == record.permit_id))}
     recipients = [parties[pid] for pid in record.recipient_party_ids or [] if pid in parties]
     conditions = {c.id: c for c in db.session.scalars(

@@ -13,7 +13,6 @@ def worker_command(once: bool) -> None:
 
     Run one or more beside gunicorn; on PostgreSQL several may run at once and never send a message
     twice. On SQLite run one."""
-    from .worker import run
     tally = run(once=once, echo=click.echo)
     if once:
         click.echo(str(tally))
@@ -23,5 +22,6 @@ commands = [worker_command]
 
 # `inspect-api reminders run` (reminders_cli.py) is registered beside the worker.
 from .reminders_cli import commands as _reminder_commands  # noqa: E402
+from .worker import run
 
 commands += _reminder_commands

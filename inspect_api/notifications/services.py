@@ -19,6 +19,7 @@ from ..permits.access import visible_permit_ids
 from ..permits.models import Party
 from . import outbox
 from .models import Notification
+from ..auth.models import User
 
 
 def visible_notifications(user) -> Select:
@@ -52,7 +53,6 @@ def get_notification(user, notification_id: str) -> Notification:
 
 def current_address(message: Notification) -> str | None:
     """Where the recipient is reached now: the party's or the user's e-mail as it stands today."""
-    from ..auth.models import User
     if message.recipient_party_id:
         party = db.session.get(Party, message.recipient_party_id)
         return party.email if party is not None else None

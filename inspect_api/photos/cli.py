@@ -6,10 +6,12 @@ from datetime import timedelta
 
 import click
 from flask.cli import with_appcontext
+from flask import current_app
 
 from .. import clock
 from ..extensions import db
 from ..uploads import TEMP_PREFIX, temp_dir
+from .resumable import cleanup_expired
 
 
 @click.group("photos")
@@ -23,10 +25,8 @@ def photos() -> None:
 @with_appcontext
 def cleanup_uploads(older_than_hours: float | None) -> None:
     """Delete expired resumable uploads with their stored bytes, and stale temporary files."""
-    from .resumable import cleanup_expired
     now = clock.now()
     if older_than_hours is not None:
-        from flask import current_app
         now = now + timedelta(hours=current_app.config["UPLOAD_EXPIRY_HOURS"] - older_than_hours)
     removed = cleanup_expired(now=now)
     db.session.commit()

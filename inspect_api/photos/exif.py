@@ -12,6 +12,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import Any
 
 from PIL import ExifTags, Image
+from PIL.TiffImagePlugin import IFDRational
 
 from . import rules
 
@@ -59,8 +60,6 @@ def read_exif(image: Image.Image, *, default_tz: tzinfo = timezone.utc) -> ExifI
 def gps_exif_bytes(lat: float, lon: float, alt: float | None = None, *, orientation: int | None = None) -> bytes:
     """An EXIF block holding a GPS position (degrees, minutes, seconds with refs); used by the benchmark
     and by test fixtures to make camera-like files."""
-    from PIL.TiffImagePlugin import IFDRational
-
     def dms(value: float) -> tuple:
         value = abs(value)
         degrees = int(value)

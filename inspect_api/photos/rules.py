@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
+from shapely.geometry import Point, shape
 
 EARTH_RADIUS_M = 6_371_008.8  # mean Earth radius (IUGG)
 
@@ -149,7 +150,6 @@ def within_polygon(geojson: dict | None, lat: float, lon: float) -> bool | None:
     """Whether the point lies in (or on the edge of) a GeoJSON Polygon/MultiPolygon; None without one."""
     if not geojson:
         return None
-    from shapely.geometry import Point, shape
     try:
         area = shape(geojson)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):

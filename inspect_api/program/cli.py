@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import click
 from flask.cli import with_appcontext
+from ..errors import ApiError
+from ..extensions import db
+from .storm_events import import_daily_csv
 
 
 @click.group("storm-events")
@@ -15,9 +18,6 @@ def storm_events_group() -> None:
 @with_appcontext
 def import_command(file) -> None:
     """Import a NOAA CDO daily CSV: one storm per day at or over the threshold (re-importing changes nothing)."""
-    from ..errors import ApiError
-    from ..extensions import db
-    from .storm_events import import_daily_csv
     try:
         result = import_daily_csv(None, file.read(), getattr(file, "name", None))
         db.session.commit()
