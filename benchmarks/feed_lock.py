@@ -1,4 +1,4 @@
-"""The change feed's one counter row: how many commits per second it lets 8 writers make (issue 16).
+"""The change feed's one counter row: how many commits per second it lets 8 writers make.
 
     python benchmarks/feed_lock.py --pg postgresql://postgres@127.0.0.1:5432/postgres [--writers 8] [--seconds 5]
 

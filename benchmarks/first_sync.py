@@ -1,4 +1,4 @@
-"""A supervisor's first sync of a county in the browser (issue 16, item 4).
+"""A supervisor's first sync of a county in the browser.
 
     python benchmarks/first_sync.py                       # 10,000 permits, 50,000 field records, SQLite
     python benchmarks/first_sync.py --pg postgresql://postgres@127.0.0.1:5432/postgres

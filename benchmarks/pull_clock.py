@@ -1,4 +1,4 @@
-"""Pull of records whose answer depends on the Town's clock (issue 11, item 6), against the same pull
+"""Pull of records whose answer depends on the Town's clock (a finding's `overdue`, R-I4), against the same pull
 served from snapshots, measured in the same run.
 
     python benchmarks/pull_clock.py [N]           # N findings (default 2,000), SQLite (a throwaway file)

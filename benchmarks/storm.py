@@ -1,4 +1,4 @@
-"""A sync storm: K tablets ending their day at once against the real server (issue 16, item 2).
+"""A sync storm: K tablets ending their day at once against the real server.
 
     python benchmarks/storm.py                                  # --workers 1,2 --tablets 8
     python benchmarks/storm.py --pg postgresql://postgres@127.0.0.1:5432/postgres --tablets 4 --photos 5

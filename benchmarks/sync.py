@@ -1,4 +1,4 @@
-"""Sync throughput against floors measured in the same run (issue 5).
+"""Sync throughput against floors measured in the same run.
 
     python benchmarks/sync.py                      # SQLite (a throwaway file)
     python benchmarks/sync.py --pg postgresql://postgres@127.0.0.1:5432/postgres

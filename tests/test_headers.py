@@ -1,4 +1,4 @@
-"""Response headers an attacker could bend (issue 10 item 12): one charset on the app's files, and
+"""Response headers an attacker could bend: one charset on the app's files, and
 absolute URLs the API hands out built from configuration, never from the request's Host."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No hostile input is a 500 (issue 10 items 5 and 6): nesting, lone surrogates, unbounded text and
+"""No hostile input is a 500 (API.md "Errors"): nesting, lone surrogates, unbounded text and
 shapes are refused in the one error shape, and nothing is stored."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every list pages like GET /permits (issue 11.7): `limit` (published maximum), `offset`, X-Total-Count,
+"""Every list pages like GET /permits: `limit` (published maximum), `offset`, X-Total-Count,
 all in the OpenAPI document; visibility and filters apply before the page is cut."""
 from __future__ import annotations
 

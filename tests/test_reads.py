@@ -1,4 +1,4 @@
-"""Reads neither write nor lock (issue 12.6): a GET commits nothing, and on SQLite a read takes no write
+"""Reads neither write nor lock: a GET commits nothing, and on SQLite a read takes no write
 lock, so a slow write in progress never stalls it."""
 from __future__ import annotations
 

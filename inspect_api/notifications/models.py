@@ -35,7 +35,7 @@ class Notification(db.Model):
     record_type: Mapped[str] = mapped_column(sa.String(40), nullable=False)
     record_id: Mapped[str] = mapped_column(IdColumn, nullable=False, index=True)
     permit_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=True, index=True)
-    # Legally required notices are always sent, whatever a user's preferences (issue 15 point 5).
+    # Legally required notices are always sent, whatever a user's preferences (catalogue.Event.always).
     required: Mapped[bool] = mapped_column(sa.Boolean, nullable=False, default=False)
 
     recipient_kind: Mapped[str] = mapped_column(sa.String(10), nullable=False)

@@ -1,4 +1,4 @@
-"""A user's choice of the optional messages (issue 15 point 5): read, change, and consulted before a
+"""A user's choice of the optional messages: read, change, and consulted before a
 message to that user is written. Required notices never consult it (catalogue.Event.always)."""
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from ..extensions import db
 
 
 class NotificationPreference(db.Model):
-    """A user's choice for one optional message kind; no row means the default, on (issue 15 point 5).
+    """A user's choice for one optional message kind; no row means the default: on.
     Notices the bylaw requires are never read from here (catalogue.Event.always)."""
 
     __tablename__ = "notification_preferences"

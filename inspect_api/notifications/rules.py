@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 from ..workdays import is_business_day, next_business_day
 
-ORDER_DAYS_AHEAD = 3                 # issue 15: order deadlines in 3 days
+ORDER_DAYS_AHEAD = 3                 # R-O1: an order's deadline (§B(2)), 3 days ahead
 FINAL_REPORT_DAYS_AHEAD = (60, 30)   # R-F2: the final report, due two years after completion
 WINDOW_DAYS_LEFT = (7, 1, 0)         # R-O3: a 30-day window: a week before, the day before, the last day
 OVERDUE_LOOKBACK_DAYS = 7            # a finding overdue longer than this is not "newly" overdue

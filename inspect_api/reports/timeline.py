@@ -1,4 +1,4 @@
-"""The per-permit timeline (issue "supervisor review"): every record of a site as dated events.
+"""The per-permit timeline: every record of a site as dated events.
 
 Each event is {at, kind, record_type, record_id, summary}. `at` is when the thing happened in the
 world where the record says so (an inspection's start, a sample's time, a revocation), otherwise

@@ -1,4 +1,4 @@
-"""Accounts that one person cannot turn against everyone (issue 10, "Accounts"): a password change
+"""Accounts that one person cannot turn against everyone (API.md "Auth"): a password change
 ends the other sessions, admins keep an admin, strong passwords, strong keys, upgraded hashes."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Device attribution cannot be spoofed (issue 10 item 9): a record's device is evidence of where it
+"""Device attribution cannot be spoofed (DOMAIN.md "Evidence"): a record's device is evidence of where it
 was made, so no account may name, or take over, another account's tablet."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A supervisor's first sync of many records (issue 16, item 4): the sync bar counts the records
+"""A supervisor's first sync of many records: the sync bar counts the records
 received while pages still arrive, and the app is usable meanwhile: the Sites screen lists what has
 landed and a listed site opens; a site whose page has not landed says so and shows itself when it
 does. Pages are made small (SYNC_PULL_MAX_LIMIT) and held back by the test after the first few, so

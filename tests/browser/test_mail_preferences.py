@@ -1,4 +1,4 @@
-"""The Account screen's e-mail switches (issue 15 point 5): switched off in the app, the next such
+"""The Account screen's e-mail switches: switched off in the app, the next such
 event sends the user nothing, while a notice the bylaw requires still arrives."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""E-mail notices in the app (issue 15 point 5): a supervisor issues an order on the close-out screen,
+"""E-mail notices in the app (API.md "Notifications"): a supervisor issues an order on the close-out screen,
 `inspect-api worker --once` delivers it to the suite's SMTP server, and the order then shows the
 violator and the owner as e-mailed, with when (Town time); the applicant sees the notice sent to them."""
 from __future__ import annotations

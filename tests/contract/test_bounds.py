@@ -1,4 +1,4 @@
-"""The document is as strict as the server, and no stricter (issue 11, item 2): every published enum,
+"""The document is as strict as the server, and no stricter (API.md "OpenAPI"): every published enum,
 minimum, maximum, maxLength and pattern on an operation's query parameters and on the top-level
 properties of its JSON request body is what the server enforces.
 

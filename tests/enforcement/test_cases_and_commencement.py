@@ -94,7 +94,7 @@ def test_an_application_filed_later_for_the_site_is_linked_to_the_case(client, f
     assert elsewhere["case_id"] is None
 
 
-# --- item 5: cease and desist takes effect (R-O1a) --------------------------------------------------
+# --- cease and desist takes effect (R-O1a) ----------------------------------------------------------
 def test_cease_and_desist_refuses_commencement_until_closed(client, cast, permit, town_clock):
     r = client.post("/api/v1/orders", json={
         "permit_id": permit.id, "kinds": ["cease_and_desist"], "deadline": "2026-05-09",
@@ -144,7 +144,7 @@ def test_disturbance_seen_while_cease_and_desist_is_open_raises_a_violation_find
     assert r.get_json()["number"] in finding["description"] and finding["severity"] == "critical"
 
 
-# --- item 7: security before the start (R-D1) --------------------------------------------------------
+# --- security before the start (R-D1) ----------------------------------------------------------------
 def test_security_required_before_the_start(client, cast, permit, town_clock):
     r = client.put(f"/api/v1/permits/{permit.id}/security-requirement", json={"amount": "5000.00"}, headers=cast.app)
     assert r.status_code == 403
@@ -164,7 +164,7 @@ def test_security_required_before_the_start(client, cast, permit, town_clock):
     assert r.status_code == 200 and r.get_json()["security_posted"] == "5000.00"
 
 
-# --- item 8: lapsed exemptions after approval (R-A6) ------------------------------------------------
+# --- lapsed exemptions after approval (R-A6) --------------------------------------------------------
 def test_a_lapsed_exemption_after_approval_needs_a_review_again(client, factory, cast, town_clock):
     from inspect_api.permits import services
     permit = factory.permit(cast.applicant, disturbed_area_sqft=12000)
@@ -188,7 +188,7 @@ def test_a_lapsed_exemption_after_approval_needs_a_review_again(client, factory,
     assert [(d["record_id"], d["due_on"], d["overdue"]) for d in lapsed] == [(permit.id, "2026-05-11", False)]
 
 
-# --- item 9: one project, one review level (R-A7) -------------------------------------------------
+# --- one project, one review level (R-A7) ---------------------------------------------------------
 def test_two_phases_of_one_subdivision_are_one_project(client, factory, cast):
     site = {"address": "Phase 1, Oxford Village", "parcel_id": "10-200", "location": {"lat": 41.64, "lon": -70.9}}
     one = client.post("/api/v1/permits", json=factory.permit_payload(site=site, disturbed_area_sqft=4000),
@@ -230,7 +230,7 @@ def test_a_separate_project_on_the_same_parcel_is_confirmed(client, factory, cas
     assert r.status_code == 422 and "link_to" in r.get_json()["errors"]
 
 
-# --- item 15: agents issue orders where the Town allows it ------------------------------------------
+# --- agents issue orders where the Town allows it (R-O1) --------------------------------------------
 @pytest.mark.parametrize("allowed", [False, True])
 def test_inspectors_issue_orders_only_where_the_town_allows(app, client, factory, cast, permit, monkeypatch,
                                                             town_clock, allowed):

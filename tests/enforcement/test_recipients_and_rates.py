@@ -1,6 +1,6 @@
 """R-O3 per recipient: the violator and the owner are each notified, each protest window runs from that
 recipient's own receipt, and the lien follows the owner's; the MGL c.59 §57 rate is configuration with
-effective dates (item 14). Every date and amount below is computed by hand from the bylaw text."""
+effective dates. Every date and amount below is computed by hand from the bylaw text."""
 from __future__ import annotations
 
 from datetime import date
@@ -79,7 +79,7 @@ def test_recipient_from_a_party_of_the_permit(client, cast, recovery, permit):
     assert r.status_code == 422 and "recipients.0.party_id" in r.get_json()["errors"]
 
 
-# --- item 14: the interest rate is configuration with effective dates -----------------------------
+# --- R-O3: the interest rate is configuration with effective dates --------------------------------
 def test_parse_rates_and_rate_on():
     rates = rules.parse_rates("2027-01-01=0.10, 1900-01-01=0.14")
     assert rates == ((date(1900, 1, 1), D("0.14")), (date(2027, 1, 1), D("0.10")))

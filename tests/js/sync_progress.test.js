@@ -1,5 +1,5 @@
 // The sync bar's words while pull pages arrive: a count of what landed, whether more is coming, and
-// whether this is the device's first sync (issue 16: a first sync shows its progress).
+// whether this is the device's first sync (a first sync shows its progress).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 

@@ -1,4 +1,4 @@
-"""The two events wired end to end through the API (issue 15 points 1, 4): an issued order goes to
+"""The two events wired end to end through the API (API.md "Notifications"): an issued order goes to
 each recipient party with its PDF (R-O1, §B(3)); a cost notice recorded as sent goes to that recipient
 with its own notice (R-O3). Who sees the delivery evidence, and a failed request sending nothing."""
 from __future__ import annotations

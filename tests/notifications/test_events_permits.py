@@ -1,5 +1,5 @@
 """Application received and decided (R-C2), exemption claim decided (R-B1): written with the move
-that causes them, to the applicant, and nothing after a refused move (issue 15 point 1)."""
+that causes them, to the applicant, and nothing after a refused move."""
 from __future__ import annotations
 
 import pytest

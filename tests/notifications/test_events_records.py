@@ -1,4 +1,4 @@
-"""The remaining events of issue 15 point 1, each through the API: the rows a request writes
+"""The remaining notification events, each through the API: the rows a request writes
 (recipient, event, subject, attachments' SHA-256), and none after a refused request."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The outbox (issue 15 point 1): messages are written with the change that causes them, rendered and
+"""The outbox (API.md "Notifications"): messages are written with the change that causes them, rendered and
 with their attachments stored, and a recipient who cannot be reached is recorded, not dropped."""
 from __future__ import annotations
 

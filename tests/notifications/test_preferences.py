@@ -1,4 +1,4 @@
-"""Preferences (issue 15 point 5): a user switches optional messages off; notices the bylaw requires
+"""Preferences: a user switches optional messages off; notices the bylaw requires
 are always sent and cannot be switched off; each user reads and changes only their own."""
 from __future__ import annotations
 

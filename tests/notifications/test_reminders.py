@@ -1,4 +1,4 @@
-"""The daily reminder pass (issue 15 point 3) on the database: who is reminded of what, once per
+"""The daily reminder pass (API.md "Notifications") on the database: who is reminded of what, once per
 item, recipient and Town day however often the pass runs; the worker's missed hour; preferences;
 the operators' command; two workers at once on PostgreSQL."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The worker against a real SMTP server in its own process (issue 15 points 2 and 6): what arrives,
+"""The worker against a real SMTP server in its own process (API.md "Notifications"): what arrives,
 a temporary refusal retried with backoff, a permanent one recorded, leases, and .eml files."""
 from __future__ import annotations
 

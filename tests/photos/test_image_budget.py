@@ -1,7 +1,7 @@
-"""One upload cannot take the server down (issue 10 item 4): image decoding is bounded by a memory
+"""One upload cannot take the server down (API.md "Photos"): image decoding is bounded by a memory
 budget, runs outside any database transaction, and a few images at a time per process.
 
-The first test is the attack as reported, against a real server process over HTTP: a 389 kB
+The first test is the attack itself, against a real server process over HTTP: a 389 kB
 all-zero 10000x10000 RGBA PNG (exactly MAX_IMAGE_PIXELS) uploaded while a supervisor reads
 /permits. The server's peak memory is read from /proc."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Private files are revalidated, never served from a browser cache unasked (issue 10 item 11):
+"""Private files are revalidated, never served from a browser cache unasked (API.md "Photos"):
 `Cache-Control: private, no-cache` with the ETag, and a conditional GET answers 304."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sync wiring fails loudly (issue 12.3): each entity is declared once, and a declaration that is
+"""Sync wiring fails loudly: each entity is declared once, and a declaration that is
 incomplete, or names a function sync cannot call as it does, stops the app at start-up."""
 from __future__ import annotations
 

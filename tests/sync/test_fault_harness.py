@@ -1,4 +1,4 @@
-"""The fault harness (issue 5): hundreds of seeded scenarios replaying devices' outboxes with faults.
+"""The fault harness (API.md "Sync"): hundreds of seeded scenarios replaying devices' outboxes with faults.
 
 In process (the test client): answers lost after the server committed (the device resends the
 batch), the same batch sent twice, batches reordered, two devices pushing interleaved and editing

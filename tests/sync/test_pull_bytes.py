@@ -1,4 +1,4 @@
-"""A pull page is bounded in bytes as well as in records (issue 10 item 5, SYNC_PULL_MAX_BYTES):
+"""A pull page is bounded in bytes as well as in records (API.md "Sync", SYNC_PULL_MAX_BYTES):
 junk-sized records cannot make one page tens of megabytes, and the early end skips nothing."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /sync/push reads once per batch what every mutation needs (issue 16): the records it names, the
+"""POST /sync/push reads once per batch what every mutation needs (API.md "Sync"): the records it names, the
 permits it touches, the caller's assignments and the outcomes already recorded; it writes the outcome
 and audit rows together at the end. Every check still runs per mutation, and one failing mutation
 still takes nothing of the others with it."""

@@ -19,7 +19,7 @@ let running = null;
 
 // Pages of a pull as they land. A first sync of a county is tens of thousands of records, a minute
 // or more: screens that list the device's copy (Sites, a site not on the device yet) fill in from
-// each page instead of waiting for the run to end (issue 16: usable before the first sync ends).
+// each page instead of waiting for the run to end, so the app is usable before the first sync ends.
 // At most one call per PULLED_EVERY_MS, so a redraw never runs for every page; onSynced still
 // fires at the end. Each call gets the entities that landed since the previous one, so a screen can
 // skip pages that hold nothing it shows.
