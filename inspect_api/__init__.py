@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import audit, changes, numbering, questions  # noqa: F401  (audit, changes, numbering: tables of the core)
+from . import audit, changes, numbering, questions, signals  # noqa: F401  (audit, changes, numbering: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -101,7 +101,6 @@ def create_app(config: Config | None = None) -> Flask:
     from .sync import adapters as sync_adapters, registry as sync_registry, sent_back as sync_sent_back
     from .sync import snapshots  # noqa: F401
     sync_sent_back.install(sync_registry.load(sync_adapters.declarations()).values())
-    from . import signals
     from .notifications import receivers as notification_receivers
     notification_receivers.connect()  # the messages the domains' signals send
     signals.check_receivers()  # a signal that must notify and has no receiver stops the start here
