@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from datetime import date, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, Iterable
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, inspect as sa_inspect, select
+from sqlalchemy.orm.attributes import set_committed_value
 
 from .. import audit, signals
 from ..auth.permissions import current_device_id
@@ -214,21 +215,54 @@ def release_view(release: BondRelease) -> dict[str, Any]:
 
 def list_bonds(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     """One page of the bonds `user` may see, as views. The status is worked out from the amounts, so a
-    status filter is applied to the views before the page is cut."""
+    status filter is applied to the bonds before the page is cut."""
     query = visible_bonds(user)
     if args.get("permit_id"):
         query = query.where(Bond.permit_id == str(args["permit_id"]))
     query = query.order_by(Bond.created_at, Bond.id)
     if not args.get("status"):
         bonds, total = page_query(query, args)
-        return [bond_view(b) for b in bonds], total
-    views = [bond_view(b) for b in db.session.scalars(query)]
-    return page_list([v for v in views if v["status"] == args["status"]], args)
+        return bond_views(bonds), total
+    bonds, total = page_list([b for b in db.session.scalars(query) if _status(b) == args["status"]], args)
+    return bond_views(bonds), total
+
+
+def _status(bond: Bond) -> str:
+    return rules.bond_status(rules.money(bond.amount), rules.money(bond.released_amount))
+
+
+def _children(bonds: list[Bond], key: str, model: type, order) -> None:
+    """Fill `key` (phases or releases) of every bond not holding it yet, in one query for them all;
+    a collection already loaded (a bond just written) is kept as it stands."""
+    waiting = [b for b in bonds if key in sa_inspect(b).unloaded]
+    rows: dict[str, list] = {b.id: [] for b in waiting}
+    ids = sorted(rows)
+    for start in range(0, len(ids), 500):
+        for row in db.session.scalars(select(model).where(model.bond_id.in_(ids[start:start + 500])).order_by(order)):
+            rows[row.bond_id].append(row)
+    for bond in waiting:
+        set_committed_value(bond, key, rows[bond.id])
+
+
+def bond_views(bonds: Iterable[Bond]) -> list[dict[str, Any]]:
+    """The views of `bonds`: their shares, releases and the permit phases the shares name are loaded
+    for all of them at once (one query each), so a page costs what one bond costs."""
+    bonds = list(bonds)
+    _children(bonds, "phases", BondPhase, BondPhase.position)
+    _children(bonds, "releases", BondRelease, BondRelease.created_at)
+    ids = sorted({share.phase_id for bond in bonds for share in bond.phases})
+    phases: dict[str, PermitPhase] = {}
+    for start in range(0, len(ids), 500):
+        phases.update({p.id: p for p in db.session.scalars(
+            select(PermitPhase).where(PermitPhase.id.in_(ids[start:start + 500])))})
+    return [_bond_view(bond, phases) for bond in bonds]
 
 
 def bond_view(bond: Bond) -> dict[str, Any]:
-    ids = [p.phase_id for p in bond.phases]
-    phases = {p.id: p for p in db.session.scalars(select(PermitPhase).where(PermitPhase.id.in_(ids)))} if ids else {}
+    return bond_views([bond])[0]
+
+
+def _bond_view(bond: Bond, phases: dict[str, PermitPhase]) -> dict[str, Any]:
     released_phases = {r.phase_id for r in bond.releases}
     amount, released = rules.money(bond.amount), rules.money(bond.released_amount)
     return {
@@ -246,8 +280,11 @@ def bond_view(bond: Bond) -> dict[str, Any]:
     }
 
 
+_bond_schema = BondSchema()
+
+
 def dump_bond(bond: Bond) -> dict[str, Any]:
-    return BondSchema().dump(bond_view(bond))
+    return _bond_schema.dump(bond_view(bond))
 
 
 def bond_phases_awaiting_release(user=None) -> list[dict[str, Any]]:

@@ -7,9 +7,10 @@ edited in place.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Iterable
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, inspect as sa_inspect, select
+from sqlalchemy.orm.attributes import set_committed_value
 
 from .. import clock
 from .. import audit
@@ -23,7 +24,7 @@ from ..records import check_version, existing_for_create
 from . import rules
 from .common import (apply_review, as_utc, closeout_permit, require_editable, require_filer,
                      review_view)
-from .models import FinalReport
+from .models import FinalReport, ReportDocument
 from .schemas import FinalReportSchema
 
 EDITABLE = ("draft", "returned")
@@ -164,26 +165,61 @@ def list_final_reports(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]]
     query = query.order_by(FinalReport.created_at, FinalReport.id)
     if "overdue" not in args:
         found, total = page_query(query, args)
-        return [report_view(r) for r in found], total
-    views = [report_view(r) for r in db.session.scalars(query)]
+        return report_views(found), total
+    views = report_views(db.session.scalars(query))
     return page_list([v for v in views if v["overdue"] == args["overdue"]], args)
 
 
-def report_view(record: FinalReport) -> dict[str, Any]:
-    permit = db.session.get(Permit, record.permit_id)
-    return {
+def _documents(records: list[FinalReport]) -> None:
+    """Fill the documents of every report not holding them yet, in one query for them all; documents
+    already loaded (a report just written) are kept as they stand."""
+    waiting = [r for r in records if "documents" in sa_inspect(r).unloaded]
+    found: dict[str, list[ReportDocument]] = {r.id: [] for r in waiting}
+    ids = sorted(found)
+    for start in range(0, len(ids), 500):
+        for doc in db.session.scalars(select(ReportDocument).where(ReportDocument.report_id.in_(ids[start:start + 500]))
+                                      .order_by(ReportDocument.uploaded_at)):
+            found[doc.report_id].append(doc)
+    for record in waiting:
+        set_committed_value(record, "documents", found[record.id])
+
+
+def _work_completed_on(permit_ids: list[str]) -> dict[str, date | None]:
+    """R-F2 counts from the day work was completed: that day of each permit, in one query."""
+    ids, days = sorted(set(permit_ids)), {}
+    for start in range(0, len(ids), 500):
+        days.update(db.session.execute(select(Permit.id, Permit.work_completed_on)
+                                       .where(Permit.id.in_(ids[start:start + 500]))).all())
+    return days
+
+
+def report_views(records: Iterable[FinalReport]) -> list[dict[str, Any]]:
+    """The views of `records`: their documents and their permits' completion days are loaded for all
+    of them at once, so a page costs what one report costs."""
+    records = list(records)
+    _documents(records)
+    completed = _work_completed_on([r.permit_id for r in records])
+    today = clock.today()
+    return [{
         "id": record.id, "permit_id": record.permit_id, "status": record.status, **_content(record),
         "documents": [document_view(d) for d in record.documents],
-        **due_facts(permit.work_completed_on, record.submitted_at, clock.today()),
+        **due_facts(completed[record.permit_id], record.submitted_at, today),
         "missing": missing_for_submission(record) if record.status in EDITABLE else {},
         "submitted_at": record.submitted_at, "review": review_view(record), "version": record.version,
         "created_at": record.created_at, "updated_at": record.updated_at, "created_by": record.created_by,
         "device_id": record.device_id, "device_created_at": record.device_created_at,
-    }
+    } for record in records]
+
+
+def report_view(record: FinalReport) -> dict[str, Any]:
+    return report_views([record])[0]
+
+
+_report_schema = FinalReportSchema()
 
 
 def dump_final_report(record: FinalReport) -> dict[str, Any]:
-    return FinalReportSchema().dump(report_view(record))
+    return _report_schema.dump(report_view(record))
 
 
 def final_reports_due(before: date, user=None) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ so a notice written offline on the applicant's phone arrives exactly as one post
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import Select, select
 
@@ -45,13 +45,16 @@ def _photo_ids(values) -> list[str]:
     return seen
 
 
-def _uploaded_photos(photo_ids: list[str], permit_id: str) -> dict[str, Any]:
-    """The referenced photos that have arrived for this permit (a photo of any other permit never
-    counts for it: it stays pending, exactly like an id nobody has uploaded)."""
-    if not photo_ids:
-        return {}
-    query = select(Photo).where(Photo.id.in_(photo_ids), Photo.permit_id == permit_id)
-    return {p.id: p for p in db.session.scalars(query)}
+def _uploaded_photos(notices: list[CompletionNotice]) -> set[tuple[str, str]]:
+    """(photo id, permit id) of the referenced photos that have arrived, for all `notices` in one query.
+    A photo counts only for its own permit: one of any other permit stays pending, exactly like an id
+    nobody has uploaded."""
+    ids = sorted({str(pid) for notice in notices for pid in notice.photo_ids or []})
+    arrived: set[tuple[str, str]] = set()
+    for start in range(0, len(ids), 500):
+        query = select(Photo.id, Photo.permit_id).where(Photo.id.in_(ids[start:start + 500]))
+        arrived.update((photo_id, permit_id) for photo_id, permit_id in db.session.execute(query))
+    return arrived
 
 
 def _check_photos(user, permit_id: str, photo_ids: list[str]) -> None:
@@ -144,21 +147,31 @@ def list_completion_notices(user, args: dict[str, Any]) -> tuple[list[dict[str, 
         if args.get(key):
             query = query.where(getattr(CompletionNotice, key) == str(args[key]))
     notices, total = page_query(query.order_by(CompletionNotice.created_at, CompletionNotice.id), args)
-    return [notice_view(n) for n in notices], total
+    return notice_views(notices), total
 
 
-def notice_view(record: CompletionNotice) -> dict[str, Any]:
-    uploaded = _uploaded_photos(list(record.photo_ids or []), record.permit_id)
-    return {
+def notice_views(records: Iterable[CompletionNotice]) -> list[dict[str, Any]]:
+    """The views of `records`, with whether each referenced photo has arrived (loaded for all of them
+    at once)."""
+    records = list(records)
+    uploaded = _uploaded_photos(records)
+    return [{
         "id": record.id, "permit_id": record.permit_id, "status": record.status, "statement": record.statement,
         "photo_ids": list(record.photo_ids or []),
-        "photos": [{"id": pid, "status": "uploaded" if pid in uploaded else "pending"}
+        "photos": [{"id": pid, "status": "uploaded" if (pid, record.permit_id) in uploaded else "pending"}
                    for pid in record.photo_ids or []],
         "completed_on": record.completed_on, "submitted_at": record.submitted_at, "review": review_view(record),
         "version": record.version, "created_at": record.created_at, "updated_at": record.updated_at,
         "created_by": record.created_by, "device_id": record.device_id, "device_created_at": record.device_created_at,
-    }
+    } for record in records]
+
+
+def notice_view(record: CompletionNotice) -> dict[str, Any]:
+    return notice_views([record])[0]
+
+
+_notice_schema = CompletionNoticeSchema()
 
 
 def dump_completion_notice(record: CompletionNotice) -> dict[str, Any]:
-    return CompletionNoticeSchema().dump(notice_view(record))
+    return _notice_schema.dump(notice_view(record))
