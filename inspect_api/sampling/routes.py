@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from flask import jsonify
 from flask.views import MethodView
 
 from ..http import Blueprint
@@ -24,10 +23,7 @@ class Samples(MethodView):
     def get(self, args):
         """List the samples you may see, oldest first (filter by permit_id)"""
         samples, total = services.list_samples(current_user, args)
-        # dump_sample already gives the answer's shape; jsonify keeps it as dumped
-        response = jsonify([services.dump_sample(s) for s in samples])
-        response.headers.update(paging.total_header(total))
-        return response
+        return services.sample_views(samples), 200, paging.total_header(total)
 
     @roles_required("inspector", "supervisor")
     @blp.arguments(SampleCreateSchema)
@@ -38,7 +34,7 @@ class Samples(MethodView):
     def post(self, body):
         """Record a sample; needs a site-entry authorization covering sampling at sampled_at (R-E2)"""
         record, created = services.create_sample(current_user, body)
-        return jsonify(services.dump_sample(record)), 201 if created else 200
+        return services.sample_view(record), 201 if created else 200
 
 
 @blp.route("/samples/<sample_id>")
@@ -47,7 +43,7 @@ class SampleItem(MethodView):
     @blp.response(200, SampleSchema)
     def get(self, sample_id):
         """One sample with its exceedances, holding times and findings"""
-        return jsonify(services.dump_sample(services.get_sample(current_user, sample_id)))
+        return services.sample_view(services.get_sample(current_user, sample_id))
 
     @roles_required("inspector", "supervisor")
     @blp.arguments(SampleUpdateSchema)
@@ -58,7 +54,7 @@ class SampleItem(MethodView):
         """Change a sample (e.g. add lab results); exceedances and their findings follow the new values"""
         record = services.get_sample(current_user, sample_id)
         record = services.update_sample(current_user, record, body, expected_version(body))
-        return jsonify(services.dump_sample(record))
+        return services.sample_view(record)
 
 
 @blp.route("/permits/<permit_id>/turbidity-weekly")

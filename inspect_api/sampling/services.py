@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import Select, select
 
@@ -49,19 +49,45 @@ def list_samples(user, args: dict[str, Any]) -> tuple[list[Sample], int]:
     return page_query(query.order_by(Sample.sampled_at, Sample.id), args)
 
 
+def _finding_ids(sample_ids: list[str]) -> dict[str, list[str]]:
+    """The findings each sample raised (R-S2), oldest first: one query for all the samples."""
+    found: dict[str, list[str]] = {sample_id: [] for sample_id in sample_ids}
+    ids = sorted(found)
+    for start in range(0, len(ids), 500):
+        rows = db.session.execute(
+            select(Finding.sample_id, Finding.id)
+            .where(Finding.sample_id.in_(ids[start:start + 500]), Finding.deleted_at.is_(None))
+            .order_by(Finding.created_at, Finding.id))
+        for sample_id, finding_id in rows:
+            found[sample_id].append(finding_id)
+    return found
+
+
+def sample_views(records: Iterable[Sample], now: datetime | None = None) -> list[dict[str, Any]]:
+    """What SampleSchema dumps for each sample: its columns, the findings it raised (loaded for all the
+    samples at once) and its holding times as of `now`."""
+    records = list(records)
+    finding_ids = _finding_ids([r.id for r in records])
+    now = now or clock.now()
+    views = []
+    for record in records:
+        view = {column: getattr(record, column) for column in _dump_schema.fields if hasattr(record, column)}
+        view.update(
+            location=gps_fix_of(record), finding_ids=finding_ids[record.id],
+            chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
+            holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
+                                             record.analysis, now),
+        )
+        views.append(view)
+    return views
+
+
+def sample_view(record: Sample, now: datetime | None = None) -> dict[str, Any]:
+    return sample_views([record], now)[0]
+
+
 def dump_sample(record: Sample, now: datetime | None = None) -> dict[str, Any]:
-    finding_ids = db.session.scalars(
-        select(Finding.id).where(Finding.sample_id == record.id, Finding.deleted_at.is_(None))
-        .order_by(Finding.created_at, Finding.id)).all()
-    location = gps_fix_of(record)
-    view = {column: getattr(record, column) for column in _dump_schema.fields if hasattr(record, column)}
-    view.update(
-        location=location, finding_ids=list(finding_ids),
-        chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
-        holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
-                                         record.analysis, now or clock.now()),
-    )
-    return _dump_schema.dump(view)
+    return _dump_schema.dump(sample_view(record, now))
 
 
 def _columns(data: dict[str, Any]) -> dict[str, Any]:
