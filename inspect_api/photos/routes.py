@@ -90,7 +90,7 @@ class Photos(MethodView):
     def get(self, args):
         """Photos the caller may see, by permit and/or parent record, oldest first"""
         photos, total = services.list_photos(current_user, args)
-        return [services.dump_photo(p) for p in photos], 200, paging.total_header(total)
+        return services.dump_photos(photos), 200, paging.total_header(total)
 
 
 @blp.route("/photos/<photo_id>")

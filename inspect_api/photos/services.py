@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Iterable
 from zoneinfo import ZoneInfo
 
 from flask import current_app
 import sqlalchemy as sa
 from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.util import identity_key
 
 from .. import audit
 from ..auth.models import User
@@ -89,7 +90,18 @@ def rfc3339(value: datetime | None, offset_min: int | None = None) -> str | None
     return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+def dump_photos(photos: Iterable[Photo]) -> list[dict[str, Any]]:
+    """The photos as answers give them, with their uploaders' names loaded for all of them at once."""
+    photos = list(photos)
+    names = _uploader_names({p.created_by for p in photos if p.created_by is not None})
+    return [_dump(photo, names) for photo in photos]
+
+
 def dump_photo(photo: Photo) -> dict[str, Any]:
+    return dump_photos([photo])[0]
+
+
+def _dump(photo: Photo, names: dict[str, str | None]) -> dict[str, Any]:
     # Every fix is the one GpsFix shape; parts the photo never had are left out.
     exif_gps = ({"lat": photo.exif_lat, "lon": photo.exif_lon,
                  **({"altitude_m": photo.exif_alt} if photo.exif_alt is not None else {})}
@@ -112,17 +124,30 @@ def dump_photo(photo: Photo) -> dict[str, Any]:
         "url": f"{base}/original", "thumbnail_url": f"{base}/thumbnail",
         "small_thumbnail_url": f"{base}/thumbnail?size=small",
         "version": photo.version, "created_at": rfc3339(photo.created_at), "updated_at": rfc3339(photo.updated_at),
-        "created_by": photo.created_by, "uploaded_by": uploaded_by(photo), "device_id": photo.device_id,
+        "created_by": photo.created_by, "uploaded_by": _uploaded_by(photo, names), "device_id": photo.device_id,
         "device_created_at": rfc3339(photo.device_created_at),
     }
 
 
-def uploaded_by(photo: Photo) -> dict[str, Any] | None:
+def _uploader_names(user_ids: set[str]) -> dict[str, str | None]:
+    """The uploaders' names: those the session holds already (the caller, often) as they are, the rest
+    in one query."""
+    names: dict[str, str | None] = {}
+    for user_id in user_ids:
+        user = db.session.identity_map.get(identity_key(User, user_id))
+        if user is not None and "name" not in sa.inspect(user).unloaded:
+            names[user_id] = user.name
+    ids = sorted(user_ids - names.keys())
+    for start in range(0, len(ids), 500):
+        names.update(db.session.execute(select(User.id, User.name).where(User.id.in_(ids[start:start + 500]))).all())
+    return names
+
+
+def _uploaded_by(photo: Photo, names: dict[str, str | None]) -> dict[str, Any] | None:
     """Who uploaded the photo, shown wherever the photo is (lists, review screens, report captions)."""
     if photo.created_by is None:
         return None
-    user = db.session.get(User, photo.created_by)
-    return {"id": photo.created_by, "name": user.name if user is not None else None}
+    return {"id": photo.created_by, "name": names.get(photo.created_by)}
 
 
 # -- checks made before the body is read -----------------------------------------------------------
