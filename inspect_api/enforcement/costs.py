@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, Iterable
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import Select, inspect as sa_inspect, select
+from sqlalchemy.orm.attributes import set_committed_value
 from flask import current_app
 
 from .. import audit, clock, signals
@@ -23,7 +23,7 @@ from ..permits.access import visible_permit_ids
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
-from .models import CostItem, CostNotice, CostPayment, CostRecovery
+from .models import CostItem, CostNotice, CostPayment, CostRecovery, Order
 from .services import change_status, get_order, require_supervisor
 from ..permits.models import Party, Permit
 from .notices_pdf import lien_certificate_pdf
@@ -49,8 +49,6 @@ def list_cost_recoveries(user, args: dict[str, Any]) -> tuple[list[CostRecovery]
     for key in ("permit_id", "order_id"):
         if args.get(key):
             query = query.where(getattr(CostRecovery, key) == str(args[key]))
-    query = query.options(selectinload(CostRecovery.items), selectinload(CostRecovery.payments),
-                          selectinload(CostRecovery.order))
     return page_query(query.order_by(CostRecovery.abatement_completed_on, CostRecovery.id), args)
 
 
@@ -108,22 +106,55 @@ def _notice_late(record: CostRecovery) -> bool:
     return any(rules.notice_late(record.abatement_completed_on, n.sent_on) for n in record.recipients)
 
 
-def recipient_view(notice: CostNotice) -> dict[str, Any]:
+def recipient_view(notice: CostNotice, abatement_completed_on: date) -> dict[str, Any]:
     protest = None
     if notice.protest_filed_on:
         protest = {"filed_on": notice.protest_filed_on.isoformat(), "text": notice.protest_text,
                    "filed_by": notice.protest_by}
     return {**{f: getattr(notice, f) for f in ("id", *RECIPIENT_FIELDS)},
             "protest_window_ends": rules.protest_window_ends(notice.received_on) if notice.received_on else None,
-            "notice_late": rules.notice_late(_abatement_day(notice), notice.sent_on), "protest": protest}
+            "notice_late": rules.notice_late(abatement_completed_on, notice.sent_on), "protest": protest}
 
 
-def _abatement_day(notice: CostNotice) -> date:
-    record = db.session.get(CostRecovery, notice.cost_recovery_id)
-    return record.abatement_completed_on
+def _children(records: list[CostRecovery], key: str, model: type, *order) -> None:
+    """Fill `key` (items, payments or recipients) of every record not holding it yet, in one query for
+    them all; a collection already loaded (a record just written) is kept as it stands."""
+    waiting = [r for r in records if key in sa_inspect(r).unloaded]
+    rows: dict[str, list] = {r.id: [] for r in waiting}
+    ids = sorted(rows)
+    for start in range(0, len(ids), 500):
+        query = select(model).where(model.cost_recovery_id.in_(ids[start:start + 500])).order_by(*order)
+        for row in db.session.scalars(query):
+            rows[row.cost_recovery_id].append(row)
+    for record in waiting:
+        set_committed_value(record, key, rows[record.id])
+
+
+def _orders(records: list[CostRecovery]) -> None:
+    waiting = [r for r in records if "order" in sa_inspect(r).unloaded]
+    ids, orders = sorted({r.order_id for r in waiting}), {}
+    for start in range(0, len(ids), 500):
+        orders.update({o.id: o for o in db.session.scalars(select(Order).where(Order.id.in_(ids[start:start + 500])))})
+    for record in waiting:
+        set_committed_value(record, "order", orders.get(record.order_id))
+
+
+def cost_recovery_views(records: Iterable[CostRecovery]) -> list[dict[str, Any]]:
+    """The views of `records`: their items, payments, recipients and orders are loaded for all of them
+    at once (one query each), so a page costs what one record costs."""
+    records = list(records)
+    _children(records, "items", CostItem, CostItem.position)
+    _children(records, "payments", CostPayment, CostPayment.paid_on, CostPayment.created_at)
+    _children(records, "recipients", CostNotice, CostNotice.position, CostNotice.id)
+    _orders(records)
+    return [_view(record) for record in records]
 
 
 def cost_recovery_view(record: CostRecovery) -> dict[str, Any]:
+    return cost_recovery_views([record])[0]
+
+
+def _view(record: CostRecovery) -> dict[str, Any]:
     today = statement(record)
     order = record.order
     decision = None
@@ -136,7 +167,8 @@ def cost_recovery_view(record: CostRecovery) -> dict[str, Any]:
               *COURT_FIELDS)
     return {**{f: getattr(record, f) for f in fields}, "order_number": order.number if order else None,
             "costs_total": today["costs_total"], "notice_due_by": today["notice_due_by"],
-            "recipients": [recipient_view(n) for n in record.recipients], "notice_sent_on": _first_sent(record),
+            "recipients": [recipient_view(n, record.abatement_completed_on) for n in record.recipients],
+            "notice_sent_on": _first_sent(record),
             "notice_late": today["notice_late"], "protest_window_ends": today["protest_window_ends"],
             "decision": decision, "amount_due": today["principal"],
             "lien_on": today["lien_on"], "status": today["status"]}

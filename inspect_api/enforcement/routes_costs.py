@@ -25,7 +25,7 @@ class CostRecoveries(MethodView):
     def get(self, args):
         """List the cost recovery records you may see (applicants: those on their own permits)"""
         records, total = costs.list_cost_recoveries(current_user, args)
-        return [costs.cost_recovery_view(r) for r in records], 200, paging.total_header(total)
+        return costs.cost_recovery_views(records), 200, paging.total_header(total)
 
     @roles_required("supervisor")
     @blp.arguments(CostRecoveryCreateSchema)
