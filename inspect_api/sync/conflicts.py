@@ -7,10 +7,11 @@ version_conflict instead of being overwritten.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from marshmallow import ValidationError
-from sqlalchemy import Select, select
+from sqlalchemy import Select, inspect as sa_inspect, select
+from sqlalchemy.orm.util import identity_key
 
 from .. import clock
 from .. import audit
@@ -41,7 +42,7 @@ def list_conflicts(user, filters: dict[str, Any]) -> tuple[list[dict[str, Any]],
         if filters.get(name):
             query = query.where(getattr(SyncConflict, name) == filters[name])
     found, total = page_query(query.order_by(SyncConflict.created_at.desc(), SyncConflict.id), filters)
-    return [conflict_view(c) for c in found], total
+    return conflict_views(found), total
 
 
 def get_conflict(user, conflict_id: str) -> SyncConflict:
@@ -51,28 +52,55 @@ def get_conflict(user, conflict_id: str) -> SyncConflict:
     return conflict
 
 
+def _names(model: type, ids: set[str]) -> dict[str, str | None]:
+    """The names of the users or devices `ids`: those the session holds already (the caller, often)
+    as they are, the rest in one query."""
+    names: dict[str, str | None] = {}
+    for record_id in ids:
+        held = db.session.identity_map.get(identity_key(model, record_id))
+        if held is not None and "name" not in sa_inspect(held).unloaded:
+            names[record_id] = held.name
+    missing = sorted(ids - names.keys())
+    for start in range(0, len(missing), 500):
+        names.update(db.session.execute(select(model.id, model.name)
+                                        .where(model.id.in_(missing[start:start + 500]))).all())
+    return names
+
+
+def conflict_views(conflicts: Iterable[SyncConflict]) -> list[dict[str, Any]]:
+    """The views of `conflicts`, with the names of their authors and devices loaded for all of them at
+    once (one query each)."""
+    conflicts = list(conflicts)
+    authors = _names(User, {c.user_id for c in conflicts if c.user_id})
+    devices = _names(Device, {c.device_id for c in conflicts if c.device_id})
+    views = []
+    for conflict in conflicts:
+        view = {key: getattr(conflict, key) for key in (
+            "id", "entity", "record_id", "permit_id", "op", "mutation_id", "device_id", "user_id", "fields", "status",
+            "resolution", "resolved_by", "resolved_at", "resolved_version", "created_at")}
+        view["device_version"] = {"base_version": conflict.base_version, "data": conflict.device_data}
+        view["server_version"] = {"version": conflict.server_version, "data": conflict.server_record}
+        view.update(_provenance(conflict, authors, devices))
+        views.append(view)
+    return views
+
+
 def conflict_view(conflict: SyncConflict, record: dict[str, Any] | None = None) -> dict[str, Any]:
-    view = {key: getattr(conflict, key) for key in (
-        "id", "entity", "record_id", "permit_id", "op", "mutation_id", "device_id", "user_id", "fields", "status",
-        "resolution", "resolved_by", "resolved_at", "resolved_version", "created_at")}
-    view["device_version"] = {"base_version": conflict.base_version, "data": conflict.device_data}
-    view["server_version"] = {"version": conflict.server_version, "data": conflict.server_record}
-    view.update(provenance(conflict))
+    view = conflict_views([conflict])[0]
     if record is not None:
         view["record"] = record
     return view
 
 
-def provenance(conflict: SyncConflict) -> dict[str, Any]:
+def _provenance(conflict: SyncConflict, authors: dict[str, str | None],
+                devices: dict[str, str | None]) -> dict[str, Any]:
     """Who raised the conflict, from which device, and what differs (each field's server and device
     value), so whoever resolves it sees whose change they would take."""
-    author = db.session.get(User, conflict.user_id) if conflict.user_id else None
-    device = db.session.get(Device, conflict.device_id) if conflict.device_id else None
     server = conflict.server_record or {}
     device_data = conflict.device_data or {}
     return {
-        "raised_by": {"id": conflict.user_id, "name": author.name if author is not None else None},
-        "device": ({"id": conflict.device_id, "name": device.name if device is not None else None}
+        "raised_by": {"id": conflict.user_id, "name": authors.get(conflict.user_id) if conflict.user_id else None},
+        "device": ({"id": conflict.device_id, "name": devices.get(conflict.device_id)}
                    if conflict.device_id else None),
         "differences": [{"field": name, "server": server.get(name), "device": device_data.get(name)}
                         for name in conflict.fields or []],
