@@ -5,6 +5,7 @@ import importlib
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import audit, changes, numbering, questions, signals  # noqa: F401  (audit, changes, numbering: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
@@ -36,6 +37,13 @@ def create_app(config: Config | None = None) -> Flask:
     cfg.check()
     app = Flask(__name__, instance_path=str(instance_path(getattr(cfg, "INSTANCE_PATH", None))), static_folder=None)
     app.config.from_object(cfg)
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if proxies < 0:
+        raise RuntimeError("TRUSTED_PROXIES must be 0 or more")
+    if proxies:
+        # The client's address and scheme as the trusted proxies saw them; X-Forwarded-Host is not
+        # trusted: absolute URLs are built on PUBLIC_BASE_URL, never on the request's Host.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     # The instance folder is made only when a default needs it: a production process with its own
     # database and storage may run from a read-only working directory.
     if not app.config.get("SQLALCHEMY_DATABASE_URI"):

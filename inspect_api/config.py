@@ -107,6 +107,10 @@ class Config:
     # hands out (the tus Location) are built on it, never on the request's Host. Unset: relative.
     PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL") or None
 
+    # Proxies in front of the app (load balancer, nginx) that set X-Forwarded-For/-Proto: with N, the
+    # client address (sign-in limits, audit rows) is the one the Nth proxy from the app saw. 0: the
+    # peer's address, and forwarded headers are ignored (a client could forge them).
+    TRUSTED_PROXIES = _int("TRUSTED_PROXIES", 0)
     RATELIMIT_STORAGE_URI = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
     RATELIMIT_HEADERS_ENABLED = True
     LOGIN_RATE_LIMIT = os.environ.get("LOGIN_RATE_LIMIT", "10 per minute;50 per hour")

@@ -67,3 +67,17 @@ class Device(db.Model):
     pending_reported_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     revoked_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+
+
+class LoginThrottle(db.Model):
+    """Consecutive failed sign-ins of one account, from any address, and when it may next be tried
+    (auth/throttle.py). Keyed on the e-mail as typed (normalised), so an unknown address is throttled
+    exactly like a real account and the answers never tell the two apart. Kept in the database so
+    every API process counts the same failures, whatever limiter storage is configured."""
+
+    __tablename__ = "login_throttle"
+
+    account: Mapped[str] = mapped_column(sa.String(254), primary_key=True)
+    failures: Mapped[int] = mapped_column(sa.Integer, nullable=False)
+    last_failed_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, index=True)
+    next_allowed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -1,17 +1,18 @@
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import current_app
 from flask.views import MethodView
 from flask_jwt_extended import current_user, get_jwt, jwt_required
 
 from ..http import Blueprint
 from .. import paging
+from ..errors import Unauthorized, ValidationFailed
 from ..extensions import limiter
 from ..paging import PageArgs
-from . import services
+from . import services, throttle
 from .permissions import login_required, roles_required
-from .schemas import (AccessTokenSchema, ChangePasswordSchema, CreateUserSchema, LoginSchema, RegisterSchema, SessionSchema,
-                      TokenPairSchema, UpdateUserSchema, UserSchema)
+from .schemas import (AccessTokenSchema, ChangePasswordSchema, ConfirmPasswordSchema, CreateUserSchema, LoginSchema,
+                      RegisterSchema, SessionSchema, TokenPairSchema, UpdateUserSchema, UserSchema)
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1", description="Accounts, sign-in and sessions")
 
@@ -20,32 +21,33 @@ def _login_limit() -> str:
     return current_app.config["LOGIN_RATE_LIMIT"]
 
 
-def _account_key() -> str:
-    body = request.get_json(silent=True) or {}
-    email = body.get("email") if isinstance(body, dict) else None
-    return "login-account:" + (services.normalise_email(email) if isinstance(email, str) else "-")
-
-
-def _failed(response) -> bool:
-    return response.status_code == 401
-
-
 @blp.route("/auth/login", methods=["POST"])
-@limiter.limit(_login_limit, key_func=lambda: "login-address:" + (request.remote_addr or "-"), deduct_when=_failed)
-@limiter.limit(_login_limit, key_func=_account_key, deduct_when=_failed)
 @blp.arguments(LoginSchema)
 @blp.doc(security=[])
 @blp.response(200, TokenPairSchema)
 @blp.alt_response(401, description="Wrong e-mail or password")
-@blp.alt_response(429, description="Too many failed attempts for this account or address")
+@blp.alt_response(429, description=(
+    "Refused for now, with `Retry-After` (seconds): this client reached `LOGIN_RATE_LIMIT` failed attempts "
+    "(from its address, or on this account from its address; other clients are not affected), or the "
+    "account is slowed after 20 consecutive failures from anywhere (each attempt waits its turn, from 1 s "
+    "doubling to one a minute; the account is never locked and a success ends the slowing)"))
 def login(body):
     """Sign in; returns a short-lived access token and a refresh token for this device"""
-    user = services.authenticate(body["email"], body["password"])
+    account = services.normalise_email(body["email"])
+    refused = throttle.admit_login(account)
+    if refused is not None:
+        return refused
+    try:
+        user = services.authenticate(body["email"], body["password"])
+    except Unauthorized:
+        throttle.login_failed(account)
+        raise
+    throttle.login_succeeded(account)
     return services.start_session(user, body.get("device_name"), body.get("device_id"))
 
 
 @blp.route("/auth/register", methods=["POST"])
-@limiter.limit(_login_limit, key_func=lambda: "register-address:" + (request.remote_addr or "-"))
+@limiter.limit(_login_limit, key_func=lambda: "register-address:" + throttle.client_address())
 @blp.arguments(RegisterSchema)
 @blp.doc(security=[])
 @blp.response(201, UserSchema)
@@ -109,6 +111,22 @@ class Users(MethodView):
         return services.create_user(body["email"], body["password"], body["name"], body["role"], actor=current_user)
 
 
+def _confirmed(user, body: dict, password: str | None):
+    """None when the change may go ahead, else the 429 to answer; raises 403/422 when another admin's
+    role, password or status changes without the acting admin's own password."""
+    if not services.needs_confirmation(user, body, current_user):
+        return None
+    refused = throttle.admit_confirmation(current_user, user)
+    if refused is not None:
+        return refused
+    try:
+        services.confirm_own_password(current_user, password)
+    except ValidationFailed:
+        throttle.confirmation_failed(current_user)
+        raise
+    return None
+
+
 @blp.route("/users/<user_id>")
 class UserItem(MethodView):
     @roles_required("admin")
@@ -120,19 +138,37 @@ class UserItem(MethodView):
     @roles_required("admin")
     @blp.arguments(UpdateUserSchema)
     @blp.response(200, UserSchema)
+    @blp.alt_response(403, description="Another admin's role, password or status without your own password "
+                                       "(confirmation_required)")
+    @blp.alt_response(409, description="An admin cannot demote or deactivate themselves (own_account), nor the "
+                                       "last active admin be demoted or deactivated (last_admin)")
+    @blp.alt_response(429, description="Too many wrong `current_password`s; wait `Retry-After` seconds")
     def patch(self, body, user_id):
         """Change a user's name, role, password or deactivate them; a new password, a role change or a
         deactivation ends their sessions. Admins cannot demote or deactivate themselves, and the last
-        active admin stays one (409 own_account / last_admin) (admin)"""
-        return services.update_user(services.get_user(user_id), body, current_user,
+        active admin stays one (409 own_account / last_admin). Changing another admin's role, password or
+        status needs your own password as `current_password` (admin)"""
+        user = services.get_user(user_id)
+        refused = _confirmed(user, body, body.pop("current_password", None))
+        if refused is not None:
+            return refused
+        return services.update_user(user, body, current_user,
                                     keep_session=get_jwt().get("sid") if user_id == current_user.id else None)
 
     @roles_required("admin")
+    @blp.arguments(ConfirmPasswordSchema, required=False)
     @blp.response(204)
+    @blp.alt_response(403, description="Another admin without your own password (confirmation_required)")
     @blp.alt_response(409, description="An admin cannot deactivate their own account (own_account), nor the last active admin (last_admin)")
-    def delete(self, user_id):
-        """Deactivate a user and end their sessions; the account stays for the records it made (admin)"""
-        services.deactivate_user(services.get_user(user_id), current_user)
+    @blp.alt_response(429, description="Too many wrong `current_password`s; wait `Retry-After` seconds")
+    def delete(self, body, user_id):
+        """Deactivate a user and end their sessions; the account stays for the records it made. Deactivating
+        another admin needs your own password as `current_password` in the body (admin)"""
+        user = services.get_user(user_id)
+        refused = _confirmed(user, {"active": False}, (body or {}).get("current_password"))
+        if refused is not None:
+            return refused
+        services.deactivate_user(user, current_user)
 
 
 @blp.route("/users/<user_id>/sessions")

@@ -25,7 +25,17 @@ class CreateUserSchema(RegisterSchema):
     role = fields.String(required=True, validate=validate.OneOf(ROLES))
 
 
-class UpdateUserSchema(Schema):
+CONFIRMATION_RULE = ("Your own password: needed to change another admin's role, password or status "
+                     "(403 confirmation_required without it, 422 invalid_credentials when wrong); wrong ones are "
+                     "limited like sign-ins (429 with Retry-After)")
+
+
+class ConfirmPasswordSchema(Schema):
+    current_password = fields.String(load_only=True, validate=validate.Length(min=1, max=256),
+                                     metadata={"description": CONFIRMATION_RULE})
+
+
+class UpdateUserSchema(ConfirmPasswordSchema):
     name = fields.String(validate=validate.Length(min=1, max=200))
     role = fields.String(validate=validate.OneOf(ROLES))
     active = fields.Boolean()

@@ -9,7 +9,7 @@ from flask_jwt_extended import create_access_token, create_refresh_token
 from sqlalchemy import func, select
 
 from .. import audit, clock, signals
-from ..errors import ApiError, Conflict, NotFound, Unauthorized, ValidationFailed
+from ..errors import ApiError, Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
 from . import devices
@@ -55,6 +55,26 @@ def _check_admin_change(user: User, changes: dict, actor: User | None) -> None:
             User.role == "admin", User.active.is_(True), User.id != user.id).with_for_update()).all()
         if not others:
             raise Conflict("This is the last active admin; make another admin first.", error="last_admin")
+
+
+def needs_confirmation(user: User, changes: dict, actor: User | None) -> bool:
+    """Does this change of `user` need the acting admin's own password? It does for another admin's
+    role, password or status: one stolen session or unattended screen must not be enough to take
+    over or shut out a fellow admin (the last-admin rule in _check_admin_change holds besides)."""
+    if actor is None or actor.id == user.id or user.role != "admin":
+        return False
+    return (("role" in changes and changes["role"] != user.role)
+            or ("active" in changes and changes["active"] != user.active)
+            or bool(changes.get("password")))
+
+
+def confirm_own_password(actor: User, password: str | None) -> None:
+    if not password:
+        raise Forbidden("Confirm with your own password to change another admin's role, password or status.",
+                        error="confirmation_required", errors={"current_password": ["Your own password is required."]})
+    if not verify_password(actor.password_hash, password):
+        raise ValidationFailed("Your password is wrong.", error="invalid_credentials",
+                               errors={"current_password": ["Wrong password."]})
 
 
 def update_user(user: User, changes: dict, actor: User | None, *, keep_session: str | None = None) -> User:

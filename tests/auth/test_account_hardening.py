@@ -86,7 +86,8 @@ def test_admin_may_still_rename_themselves_and_demote_another_admin(client, fact
     other = factory.user("admin")
     r = client.patch(f"/api/v1/users/{admin.id}", headers=headers, json={"name": "Ada Admin", "role": "admin"})
     assert r.status_code == 200 and r.get_json()["name"] == "Ada Admin"
-    r = client.patch(f"/api/v1/users/{other.id}", headers=headers, json={"role": "supervisor"})
+    r = client.patch(f"/api/v1/users/{other.id}", headers=headers, json={"role": "supervisor",
+                                                                        "current_password": PASSWORD})
     assert r.status_code == 200 and r.get_json()["role"] == "supervisor"
 
 
