@@ -146,10 +146,13 @@ class Config:
     # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
     ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
 
-    # Notifications (README "Notifications"). SMTP_URL: smtp://user:pass@host:port (STARTTLS when the
-    # server offers it) or smtps://... (implicit TLS); unset: messages are written as .eml files under
-    # <instance>/mail/ (MAIL_DIR names another folder). Links in messages are built on PUBLIC_BASE_URL.
+    # Notifications (README "Notifications"). SMTP_URL: smtp://user:pass@host:port (STARTTLS as SMTP_TLS
+    # says: required|opportunistic|off, required when a user is given) or smtps://... (implicit TLS);
+    # SMTP_CA_FILE: PEM CA certificates to trust instead of the system's. Without SMTP_URL messages are
+    # written as .eml files under <instance>/mail/ (MAIL_DIR another folder). Links use PUBLIC_BASE_URL.
     SMTP_URL = os.environ.get("SMTP_URL") or None
+    SMTP_TLS = os.environ.get("SMTP_TLS") or None
+    SMTP_CA_FILE = os.environ.get("SMTP_CA_FILE") or None
     SMTP_TIMEOUT_SECONDS = _int("SMTP_TIMEOUT_SECONDS", 30)
     MAIL_FROM = os.environ.get("MAIL_FROM", "Fairhaven Stormwater Authority <stormwater@fairhaven-ma.gov>")
     MAIL_DIR = os.environ.get("MAIL_DIR") or None

@@ -28,6 +28,7 @@ from ..extensions import db
 from ..storage import blob_key, get_storage
 from . import templating
 from .models import Notification
+from .templating import one_line
 
 # One address, no display name, no header injection: what a party's or user's e-mail must be to send.
 _ADDRESS = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\".]+$")
@@ -44,6 +45,11 @@ class Recipient:
     role: str | None = None
     user_id: str | None = None
     party_id: str | None = None
+
+    def __post_init__(self) -> None:
+        # Every way a name enters (an account, a party, a notice's recipient, a citation) passes here:
+        # what the templates print and the To header carries is one line, without control characters.
+        object.__setattr__(self, "name", one_line(self.name))
 
     @classmethod
     def from_user(cls, user: Any, role: str | None = None) -> "Recipient":
@@ -149,7 +155,7 @@ def enqueue(event: str, record: Any, recipients: Iterable[Recipient], context: d
             event=event, record_type=record_type, record_id=str(record.id), permit_id=permit_id,
             required=required, recipient_kind=recipient.kind, recipient_user_id=recipient.user_id,
             recipient_party_id=recipient.party_id, recipient_role=recipient.role,
-            recipient_name=" ".join(recipient.name.split())[:200] or "(no name)",  # one header line
+            recipient_name=recipient.name[:200] or "(no name)",  # one line: Recipient made it so
             recipient_email=(recipient.email or "").strip() or None, subject=rendered.subject,
             body_text=rendered.text, body_html=rendered.html, link=url, attachments=stored, dedupe_key=key,
             status="failed" if problem else "queued", failure_reason=problem,

@@ -8,6 +8,7 @@ that enqueues it, rather than mailing a blank.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -16,10 +17,23 @@ from typing import Any
 
 from flask import current_app
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from .. import clock
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+# C0 and C1 controls (CR and LF among them), DEL, and the Unicode line and paragraph separators.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def one_line(value: Any) -> str:
+    """A name or other single-line text as it may be printed: line breaks and control characters
+    become one space each run, so a value can neither start a line of its own in a plain-text body
+    nor a header (RFC 5322 2.2: a header ends at CRLF)."""
+    if value is None:
+        return ""
+    return " ".join(_CONTROLS.sub(" ", str(value)).split())
 
 
 @dataclass(frozen=True)
@@ -49,9 +63,20 @@ def money(value: Decimal | str | None) -> str:
     return "" if value is None else f"${Decimal(value):,.2f}"
 
 
+def _printed(value: Any) -> Any:
+    """Every `{{ value }}` of every template, text and HTML: each prints one line of the message, so
+    each is made one line (one_line) before it is printed (and, in HTML, escaped)."""
+    if isinstance(value, Markup):
+        return Markup(one_line(value))
+    if value is None or isinstance(value, (int, float, Decimal)):
+        return value
+    return one_line(value)
+
+
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      finalize=_printed)
     env.filters.update(long_date=long_date, local_time=local_time, money=money)
     return env
 
@@ -68,6 +93,6 @@ def town() -> dict[str, str]:
 
 def render(event: str, context: dict[str, Any]) -> Rendered:
     values = {"town": town(), **context}
-    subject = " ".join(_ENV.get_template(f"{event}.subject.txt").render(values).split())
+    subject = one_line(_ENV.get_template(f"{event}.subject.txt").render(values))
     return Rendered(subject=subject[:300], text=_ENV.get_template(f"{event}.txt").render(values),
                     html=_ENV.get_template(f"{event}.html").render(values))

@@ -219,7 +219,7 @@ def test_two_workers_on_postgresql_write_and_send_each_reminder_once(app, factor
     db.session.query(Notification).delete()  # what the orders themselves sent is not this test's
     db.session.commit()
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_URL": config.STORAGE_URL, "SMTP_URL": server.url,
-           "INSPECT_API_ENV": "development", "REMINDER_HOUR": "0", "REMINDERS": "on"}
+           "SMTP_CA_FILE": server.ca_file, "INSPECT_API_ENV": "development", "REMINDER_HOUR": "0", "REMINDERS": "on"}
     command = [sys.executable, "-c", "from inspect_api.cli import main; main()", "worker", "--once"]
     workers = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for _ in range(2)]

@@ -59,6 +59,7 @@ def test_delivers_what_was_recorded(app, factory, smtp_server, pinned):
     received = smtp_server.received()
     assert sorted(env["rcpt_tos"] for env, _ in received) == [["ana@example.org"], ["duc@example.org"]]
     assert {env["mail_from"] for env, _ in received} == {"stormwater@town.example"}
+    assert {env["tls"] for env, _ in received} == {True}  # over STARTTLS, the suite's CA trusted
     digest = hashlib.sha256(PDF).hexdigest()
     by_address = {row.recipient_email: row for row in rows(ids)}
     for envelope, mail in received:
@@ -202,7 +203,8 @@ def test_two_workers_on_postgresql_send_each_message_once(app, factory, smtp_fac
     n = 40
     ids = queue(app, permit, [(f"Person {i}", f"p{i}@example.org") for i in range(n)])
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_URL": config.STORAGE_URL,
-           "SMTP_URL": server.url, "INSPECT_API_ENV": "development", "NOTIFY_BATCH": "3"}
+           "SMTP_URL": server.url, "SMTP_CA_FILE": server.ca_file, "INSPECT_API_ENV": "development",
+           "NOTIFY_BATCH": "3"}
     command = [sys.executable, "-c", "from inspect_api.cli import main; main()", "worker", "--once"]
     workers = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for _ in range(2)]
@@ -255,7 +257,7 @@ def test_running_worker_delivers_as_messages_arrive_and_stops_on_sigterm(app, fa
     import signal
     import time
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_URL": config.STORAGE_URL, "SMTP_URL": smtp_server.url,
-           "INSPECT_API_ENV": "development", "NOTIFY_POLL_SECONDS": "1"}
+           "SMTP_CA_FILE": smtp_server.ca_file, "INSPECT_API_ENV": "development", "NOTIFY_POLL_SECONDS": "1"}
     process = subprocess.Popen([sys.executable, "-c", "from inspect_api.cli import main; main()", "worker"],
                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
