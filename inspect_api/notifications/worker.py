@@ -9,7 +9,8 @@ Each message goes through three short transactions, none open while the mail ser
 2. take: right before sending, the lease is renewed and the attempt counted, only if the message is
    still this worker's and its lease has not run out; otherwise another worker owns it now;
 3. record: sent (with the server's reply), failed for good (a 5xx, with the reply), or queued again
-   with exponential backoff (a 4xx or a connection error) until NOTIFY_MAX_ATTEMPTS.
+   with exponential backoff (a 4xx, a connection error, or a server that cannot be spoken to over TLS
+   as SMTP_TLS requires, with the reason as its reply) until NOTIFY_MAX_ATTEMPTS.
 
 A worker that dies mid-send leaves its claim to expire; another worker then sends the message again
 with the same Message-ID. The lease (NOTIFY_LEASE_SECONDS) is far longer than one send can take
