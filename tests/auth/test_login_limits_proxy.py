@@ -234,3 +234,22 @@ def test_a_count_left_quiet_for_a_day_starts_again_and_quiet_counts_are_dropped(
     assert _login(client, user.email, PASSWORD, "203.0.113.93").status_code == 200
     db.session.expire_all()
     assert db.session.scalars(sa.select(LoginThrottle)).all() == []
+
+
+def test_attempts_at_once_on_a_slowed_account_share_no_turn(app, client, factory, wall):
+    """Each attempt on a slowed account takes its turn in one statement: of several arriving together
+    (other processes, other addresses), one is let through and the rest wait."""
+    from concurrent.futures import ThreadPoolExecutor
+    user = factory.user("supervisor")
+    for i in range(21):
+        assert _login(client, user.email, WRONG, f"203.0.113.{i + 1}").status_code == 401
+    wall[0] += timedelta(seconds=1)
+    email = user.email
+    db.session.rollback()  # the test's own session lets go of the database (SQLite: its write lock)
+
+    def attempt(n):  # a thread of its own: its own app context, session and connection
+        return _login(app.test_client(), email, WRONG, f"198.51.100.{n}").status_code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = sorted(pool.map(attempt, range(1, 7)))
+    assert codes == [401] + [429] * 5
