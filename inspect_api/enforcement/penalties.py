@@ -69,11 +69,14 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
 
 def _check_violation(permit_id: str, v: dict[str, Any]) -> None:
     errors: dict[str, list[str]] = {}
-    if v["provision_kind"] == "permit_condition":
-        condition = db.session.get(PermitCondition, v.get("condition_id")) if v.get("condition_id") else None
-        if condition is None or condition.permit_id != permit_id:
-            errors["condition_id"] = ["Give a condition of this permit (R-C3)."]
-    elif not (v.get("provision") or "").strip():
+    # A condition named under any provision kind must be this permit's (R-C3): the exposure counts it
+    # as that condition, and an id of no condition would otherwise reach the database as a broken key.
+    condition = db.session.get(PermitCondition, v["condition_id"]) if v.get("condition_id") else None
+    if v.get("condition_id") and (condition is None or condition.permit_id != permit_id):
+        errors["condition_id"] = ["No such condition of this permit (R-C3)."]
+    elif v["provision_kind"] == "permit_condition" and condition is None:
+        errors["condition_id"] = ["Give a condition of this permit (R-C3)."]
+    if v["provision_kind"] != "permit_condition" and not (v.get("provision") or "").strip():
         errors["provision"] = ["Name the bylaw section or the plan provision breached (R-C4)."]
     if v.get("last_observed_on") and v["last_observed_on"] < v["first_observed_on"]:
         errors["last_observed_on"] = ["Cannot be before the first day observed."]

@@ -18,7 +18,8 @@ class ViolationCreateSchema(Schema):
     provision_kind = fields.String(required=True, validate=validate.OneOf(rules.PROVISION_KINDS),
                                    metadata={"description": "permit_condition (give condition_id), bylaw, esc_plan "
                                                             "or om_plan (give provision)."})
-    condition_id = fields.UUID(allow_none=True)
+    condition_id = fields.UUID(allow_none=True, metadata={
+        "description": "A condition of this permit (R-C3), whatever the provision kind; any other id is 422."})
     provision = fields.String(allow_none=True, validate=SHORT_TEXT)
     description = fields.String(allow_none=True, validate=NOTE)
     first_observed_on = fields.Date(required=True)

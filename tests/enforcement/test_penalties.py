@@ -213,3 +213,24 @@ def test_a_violation_checks_every_inspection_and_photo_it_cites(client, cast, pe
     made = violation(client, cast, permit, condition_id=conditions[0].id, first_observed_on="2026-05-01",
                      photo_ids=[pending])
     assert made["photo_ids"] == [pending]
+
+
+@pytest.mark.parametrize("kind", ["bylaw", "esc_plan", "permit_condition"])
+def test_a_violation_naming_an_unknown_condition_is_refused_naming_the_field(client, cast, permit, conditions,
+                                                                            factory, town_clock, kind):
+    """Whatever the provision kind, a condition named must be one of this permit's (R-C3): an id of no
+    condition at all, or of another permit's, is the client's mistake, never a database error."""
+    other = factory.permit(cast.stranger, status="issued")
+    foreign = PermitCondition(permit_id=other.id, number=1, text="Other site's condition")
+    db.session.add(foreign)
+    db.session.commit()
+    for condition_id in ("00000000-0000-4000-8000-000000000000", foreign.id):
+        body = {"permit_id": permit.id, "provision_kind": kind, "condition_id": condition_id,
+                "provision": "194-21(C)", "first_observed_on": "2026-05-01"}
+        r = client.post("/api/v1/violations", json=body, headers=cast.sup)
+        assert r.status_code == 422, r.get_data(as_text=True)
+        assert r.get_json()["error"] == "validation_error" and set(r.get_json()["errors"]) == {"condition_id"}
+    assert client.get(f"/api/v1/violations?permit_id={permit.id}", headers=cast.sup).get_json() == []
+    # A bylaw violation that names a condition of this permit stays accepted.
+    violation(client, cast, permit, provision_kind="bylaw", condition_id=conditions[0].id, provision="194-21(C)",
+              first_observed_on="2026-05-01")
