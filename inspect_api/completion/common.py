@@ -8,7 +8,9 @@ from typing import Any
 from .. import audit
 from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from .. import clock
-from ..permits.access import get_visible_permit
+from ..extensions import db
+from ..permits.access import files_for, get_visible_permit
+from ..permits.models import Permit
 from . import rules
 
 
@@ -17,9 +19,12 @@ def as_utc(moment: datetime | None) -> datetime | None:
     return moment.astimezone(timezone.utc) if moment is not None else None
 
 
-def require_filer(user) -> None:
-    """Applicants file their own close-out records; a supervisor may file one received on paper."""
-    if user.role not in ("applicant", "supervisor"):
+def require_filer(user, permit: Permit | str) -> None:
+    """Applicants file their own close-out records; a supervisor may file one received on paper. A party
+    linked to someone else's permit sees it but files nothing on it."""
+    if isinstance(permit, str):
+        permit = db.session.get(Permit, permit)
+    if permit is None or not files_for(user, permit):
         raise Forbidden("Only the applicant (or a supervisor on their behalf) files completion records.")
 
 
@@ -33,7 +38,7 @@ def closeout_permit(user, permit_id: str, kind: str):
     that closes with this kind of record (R-F1/R-F2), with work under way or complete."""
     # Locked, so two devices filing for the same permit at once get one record and one `*_exists` answer.
     permit = get_visible_permit(user, permit_id, for_update=True)
-    require_filer(user)
+    require_filer(user, permit)
     expected = rules.closeout_kind(permit.review_level)
     if expected != kind:
         wanted = {"completion_notice": "a completion notice", "final_report": "a final report"}.get(expected)

@@ -25,7 +25,7 @@ def add_document(user, report: FinalReport, stream: IO[bytes], *, kind: str, fil
                  sha256: str | None = None) -> tuple[ReportDocument, bool]:
     """Store one uploaded file for a draft or returned report. The same bytes of the same kind again answer
     the existing document (an upload retried after a lost response)."""
-    require_filer(user)
+    require_filer(user, report.permit_id)
     require_editable(report, "final_report", EDITABLE)
     with files.received_document(stream, content_type=content_type, content_length=content_length,
                                  sha256=sha256) as (received, sniffed):
@@ -54,7 +54,7 @@ def get_document(report: FinalReport, document_id: str) -> ReportDocument:
 
 def remove_document(user, report: FinalReport, document_id: str) -> None:
     """Take a document off a draft or returned report (its bytes stay: other records may share them)."""
-    require_filer(user)
+    require_filer(user, report.permit_id)
     require_editable(report, "final_report", EDITABLE)
     doc = get_document(report, document_id)
     report.documents.remove(doc)

@@ -104,7 +104,7 @@ def create_final_report(user, data: dict[str, Any]) -> tuple[FinalReport, bool]:
 
 
 def update_final_report(user, record: FinalReport, data: dict[str, Any], expected_version: int | None) -> FinalReport:
-    require_filer(user)
+    require_filer(user, record.permit_id)
     require_editable(record, "final_report", EDITABLE)
     check_version(record, expected_version, dump_final_report)
     before = _content(record)
@@ -122,7 +122,7 @@ def missing_for_submission(record: FinalReport) -> dict[str, list[str]]:
 
 def submit_final_report(user, record: FinalReport, expected_version: int | None) -> FinalReport:
     """Hand the completed report to the Stormwater Authority for review (R-F2, R-F3)."""
-    require_filer(user)
+    require_filer(user, record.permit_id)
     require_editable(record, "final_report", EDITABLE)
     check_version(record, expected_version, dump_final_report)
     problems = missing_for_submission(record)

@@ -107,7 +107,7 @@ def create_completion_notice(user, data: dict[str, Any]) -> tuple[CompletionNoti
 def update_completion_notice(user, record: CompletionNotice, data: dict[str, Any],
                              expected_version: int | None) -> CompletionNotice:
     """Edit a submitted or returned notice; editing a returned one submits it again."""
-    require_filer(user)
+    require_filer(user, record.permit_id)
     require_editable(record, "completion_notice", EDITABLE)
     check_version(record, expected_version, dump_completion_notice)
     before = _content(record)

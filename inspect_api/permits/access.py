@@ -50,6 +50,15 @@ def get_visible_permit(user, permit_id: str, *, for_update: bool = False) -> Per
     return permit
 
 
+def files_for(user, permit: Permit) -> bool:
+    """Who files on a permit (close-out records, their documents): its own applicant, or a supervisor
+    entering one received on paper. A party linked to the permit (contractor, owner) reads it but never
+    files for the applicant (DOMAIN.md "Who uses it")."""
+    if user.role == "supervisor":
+        return True
+    return user.role == "applicant" and permit.applicant_id is not None and permit.applicant_id == user.id
+
+
 def assigned_permit_ids(user) -> Select:
     return select(Assignment.permit_id).where(Assignment.inspector_id == user.id, Assignment.removed_at.is_(None))
 
