@@ -16,7 +16,8 @@ blp = Blueprint("exports", __name__, url_prefix="/api/v1", description=(
     "Exports for supervisors. GeoJSON files are RFC 7946 FeatureCollections (WGS 84, [longitude, latitude]) "
     "served as application/geo+json; each Feature has one simple geometry, so QGIS, ArcGIS and GDAL open them "
     "directly. CSV files are RFC 4180 (UTF-8, comma, CRLF, a header row, fields quoted where needed); text "
-    "starting with = + - @ is prefixed with an apostrophe so no spreadsheet runs it as a formula."))
+    "starting with = + - @ (also full-width, or behind spaces, line breaks, zero-width or other invisible "
+    "characters, or a pipe) is prefixed with an apostrophe so no spreadsheet runs it as a formula."))
 
 GEOJSON = {"200": {"description": "A GeoJSON FeatureCollection",
                    "content": {"application/geo+json": {"schema": {"type": "object"}}}}}

@@ -3,17 +3,23 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
 # A spreadsheet treats a cell starting with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Spreadsheets skip these before deciding a cell is a formula, so they cannot shield one (OWASP "CSV
+# injection": leading whitespace and line breaks, no-break and zero-width spaces, other invisible format
+# characters, and the pipe of a DDE call): white space (Zs, Zl, Zp), control (Cc) and format (Cf) characters.
+_SKIPPED_CATEGORIES = ("Zs", "Zl", "Zp", "Cc", "Cf")
+_SKIPPED_CHARS = ("|",)
 PERMIT_LAYERS = ("site", "limit_of_work")
 
 
 def safe_cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet shows as text: text starting with = + - @ (or a tab or carriage return)
+    """A CSV cell that a spreadsheet shows as text: text that could be read as a formula (`reads_as_formula`)
     gets a leading apostrophe. Numbers, dates and booleans are written as they are: we made them, and a
     negative longitude must stay a number."""
     if value is None:
@@ -25,7 +31,20 @@ def safe_cell(value: Any) -> Any:
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    return "'" + text if reads_as_formula(text) else text
+
+
+def reads_as_formula(text: str) -> bool:
+    """Whether a spreadsheet could read the text as a formula: it starts with = + - @ (or a tab or carriage
+    return), or with one of them behind characters a spreadsheet skips, or with a full-width or other
+    compatibility form of one (＝ ＋ － ＠, which East Asian input methods type and spreadsheets accept)."""
+    if text.startswith(FORMULA_STARTS):
+        return True
+    for char in text:
+        if char in _SKIPPED_CHARS or char.isspace() or unicodedata.category(char) in _SKIPPED_CATEGORIES:
+            continue
+        return unicodedata.normalize("NFKC", char)[:1] in FORMULA_STARTS
+    return False
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:

@@ -215,3 +215,34 @@ def test_ms4_annual_report_counts_at_the_edges(factory, client, closeout, data):
     assert r.status_code == 422 and "to" in r.get_json()["errors"]
     r = client.get("/api/v1/exports/ms4-annual-report?from=2026-01-01", headers=sup)
     assert r.status_code == 422 and "to" in r.get_json()["errors"]
+
+
+# Every character a spreadsheet skips before reading a formula (OWASP "CSV Injection"): whitespace and
+# line breaks, no-break and zero-width spaces and other format characters, a DDE pipe, and the full-width
+# forms of = + - @ that East Asian input methods type.
+HIDDEN_LEADS = [" ", "\u00a0", "\n", "\x0b", "\x0c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u202e",
+                "\u3000", "|", " \u200b\u00a0 "]
+FORMULA_CHARS = ["=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20"]
+
+
+@pytest.mark.parametrize("lead", HIDDEN_LEADS)
+@pytest.mark.parametrize("char", FORMULA_CHARS)
+def test_csv_cells_with_a_formula_behind_skipped_characters_are_defused(lead, char):
+    from inspect_api.exports.rules import safe_cell
+    text = f'{lead}{char}HYPERLINK("http://evil.example","click")'
+    assert safe_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1 silt fence", "-2 wattles", "@SUM(A1)", "\t=1", "\r=1", "\tplain",
+                                  "\uff1d1+1", "\uff0b1", "\uff0d2", "\uff20SUM(A1)"])
+def test_csv_cells_starting_with_a_formula_character_are_defused(text):
+    from inspect_api.exports.rules import safe_cell
+    assert safe_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize("text", ["Silt fence down", " leading space only", "\u00a0no formula", "|pipe only",
+                                  "a = b", "100 ft", "", "\u200b"])
+def test_csv_cells_without_a_formula_stay_as_written(text):
+    from inspect_api.exports.rules import safe_cell
+    assert safe_cell(text) == text
+    assert safe_cell(-70.9035) == -70.9035  # numbers stay numbers, even negative ones
