@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
+from marshmallow import ValidationError
 
 from . import create_app, demo
 from .auth.models import ROLES
@@ -14,6 +15,7 @@ from .extensions import db
 from .notifications import cli as notifications_cli
 from .photos import cli as photos_cli
 from .program import cli as program_cli
+from .schemas import EmailAddress
 
 
 @click.group(cls=FlaskGroup, create_app=lambda: create_app())
@@ -26,8 +28,16 @@ def users() -> None:
     """Manage user accounts."""
 
 
+def _email_address(ctx, param, value: str) -> str:
+    """The same rule as every address the API takes."""
+    try:
+        return EmailAddress().deserialize(value)
+    except ValidationError as exc:
+        raise click.BadParameter(" ".join(exc.messages)) from exc
+
+
 @users.command("create")
-@click.argument("email")
+@click.argument("email", callback=_email_address)
 @click.option("--role", type=click.Choice(ROLES), required=True)
 @click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
 @click.option("--name", required=True)

@@ -1,4 +1,5 @@
-"""Schema pieces every record kind shares: record fields, the one Money field, the one GPS fix."""
+"""Schema pieces every record kind shares: record fields, the one Money field, the one GPS fix, the one
+e-mail address field."""
 from __future__ import annotations
 
 import re
@@ -95,6 +96,32 @@ class Money(fields.Field):
         if amount != amount.quantize(CENT):
             raise self.make_error("places")
         return amount.quantize(CENT)
+
+
+EMAIL_MAX_LENGTH = 254  # RFC 5321 §4.5.3.1.3: a path of 256 octets, less its angle brackets
+
+
+class EmailAddress(fields.Email):
+    """The one e-mail address field: an address the Town's notices can reach on the internet.
+
+    marshmallow's syntax check, at most 254 characters, and a domain that is a name with a dot and a
+    top-level label that is not all digits (RFC 3696 §2). An address literal (`postmaster@[10.0.0.5]`,
+    RFC 5321 §4.1.3), a bare host name (`root@localhost`) or a dotted IP address names a machine, not a
+    mailbox at a domain, and would have the worker deliver notices wherever it points."""
+
+    default_error_messages = {"domain": "Give an address at an internet domain name (like town.example), "
+                                        "not an IP address or a host name."}
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate.Length(max=EMAIL_MAX_LENGTH))
+        self.validators.append(self._named_domain)
+
+    def _named_domain(self, value: str) -> None:
+        domain = value.rpartition("@")[2]
+        labels = domain.split(".")
+        if domain.startswith("[") or len(labels) < 2 or labels[-1].isdigit():
+            raise self.make_error("domain")
 
 
 GPS_SOURCES = ("gps", "network", "manual", "exif", "device")

@@ -1,5 +1,6 @@
 from marshmallow import Schema, fields, validate
 
+from ..schemas import EmailAddress
 from .models import ROLES
 
 PASSWORD_RULE = ("At least 12 characters and not a common or easily guessed password (NIST SP 800-63B); "
@@ -8,14 +9,14 @@ PASSWORD_RULE = ("At least 12 characters and not a common or easily guessed pass
 
 class UserSchema(Schema):
     id = fields.String(dump_only=True)
-    email = fields.Email(required=True)
+    email = EmailAddress(required=True)
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     role = fields.String(dump_only=True)
     active = fields.Boolean(dump_only=True)
 
 
 class RegisterSchema(Schema):
-    email = fields.Email(required=True, validate=validate.Length(max=254))
+    email = EmailAddress(required=True)
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     password = fields.String(required=True, load_only=True, validate=validate.Length(min=12, max=256),
                              metadata={"description": PASSWORD_RULE})

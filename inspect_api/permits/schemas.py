@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
-from ..schemas import EditSchema, Money
+from ..schemas import EditSchema, EmailAddress, Money
 from ..paging import PageArgs
 from . import rules
 from .geo import polygon_problem
@@ -44,7 +44,7 @@ class SiteSchema(Schema):
 
 class OwnerSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    email = EmailAddress(allow_none=True)
     phone = fields.String(allow_none=True, validate=validate.Length(max=40))
     mailing_address = fields.String(allow_none=True, load_only=True, validate=validate.Length(max=500),
                                     metadata={"description": "Where orders and notices are mailed (owner party)"})
@@ -54,7 +54,7 @@ class PartyInSchema(Schema):
     role = fields.String(required=True, validate=validate.OneOf(PARTY_ROLES))
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     mailing_address = fields.String(allow_none=True, validate=validate.Length(max=500))
-    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    email = EmailAddress(allow_none=True)
     phone = fields.String(allow_none=True, validate=validate.Length(max=40))
     user_id = fields.String(allow_none=True, validate=validate.Length(max=36),
                             metadata={"description": "The party's applicant account, when they have one (supervisors)"})
