@@ -9,9 +9,12 @@ Final reports carry documents, not photos, so they are no photo parent.
 
 Locked records take no new photos (409 record_locked): an approved inspection ("nothing approved is
 edited in place"), a closed (verified fixed) finding, a revoked entry authorization, an accepted
-completion notice, a deleted record, and anything of a closed permit. A submitted inspection still
-takes photos: a device pushes the record first and its photo bytes follow whenever the connection
-allows, so refusing them would lose evidence the submission already references.
+completion notice, a deleted record, anything of a closed permit, and any child of a locked record: a
+finding of an approved inspection is part of what was approved (R-I5), so a photo cannot reach the
+approved record through it. A sample is no child of its entry authorization (it rests on one, R-E2):
+a revocation ends entry from then on and leaves the samples taken before it open. A submitted
+inspection still takes photos: a device pushes the record first and its photo bytes follow whenever
+the connection allows, so refusing them would lose evidence the submission already references.
 """
 from __future__ import annotations
 
@@ -53,6 +56,13 @@ def parent_locked(parent_type: str, *, status: str | None = None, deleted: bool 
         return True
     return {"inspection": status == "approved", "finding": status == "closed",
             "completion_notice": status == "accepted"}.get(parent_type, False)
+
+
+def owner_locked(parent_type: str, *, owner_status: str | None = None, owner_deleted: bool = False) -> bool:
+    """Is the record that holds the parent (a finding's inspection) locked, and the parent with it?"""
+    if parent_type != "finding":
+        return False
+    return owner_deleted or owner_status == "approved"
 
 
 def permit_locked(permit_status: str) -> bool:

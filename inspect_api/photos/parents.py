@@ -51,10 +51,15 @@ def parent_models() -> dict[str, type]:
 
 
 def _locked(parent_type: str, record) -> bool:
-    return parent_rules.parent_locked(
-        parent_type, status=getattr(record, "status", None),
-        deleted=getattr(record, "deleted_at", None) is not None,
-        revoked=getattr(record, "revoked_at", None) is not None)
+    if parent_rules.parent_locked(
+            parent_type, status=getattr(record, "status", None),
+            deleted=getattr(record, "deleted_at", None) is not None,
+            revoked=getattr(record, "revoked_at", None) is not None):
+        return True
+    owner_id = getattr(record, "inspection_id", None) if parent_type == "finding" else None
+    owner = db.session.get(Inspection, owner_id) if owner_id else None
+    return owner is not None and parent_rules.owner_locked(
+        parent_type, owner_status=owner.status, owner_deleted=owner.deleted_at is not None)
 
 
 def check_attach(user, permit: Permit, parent_type: str | None, parent_id: str | None) -> None:

@@ -26,7 +26,8 @@ DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals
 - Parents: attaching a photo needs the right to edit the parent (inspection, finding, sample, entry
   authorization: an inspector assigned to the site or a supervisor; completion notice: the permit's
   applicant or a supervisor), else 403. A parent of another permit the caller can see is 422. A locked
-  parent (approved inspection, closed finding, revoked authorization, accepted notice) or a closed
+  parent (approved inspection, closed finding or a finding of an approved inspection, revoked
+  authorization, accepted notice) or a closed
   permit is 409 record_locked. The same checks apply on the tus path, at creation and on completion.
 - The parent record may not exist yet: such a photo is seen only by its uploader and supervisors, and
   is in no report, until its parent exists on the same permit. `uploaded_by` names who uploaded it.

@@ -15,7 +15,7 @@ from inspect_api.photos import parent_rules
 from inspect_api.photos.models import Photo
 from inspect_api.photos.tus import encode_metadata
 
-from ..field.conftest import Site
+from ..field.conftest import Site, answers
 from .helpers import jpeg, put_photo, sha
 
 API = "/api/v1"
@@ -250,3 +250,39 @@ def test_locked_parents():
     assert locked("entry_authorization", revoked=True) and not locked("entry_authorization")
     assert locked("sample", deleted=True) and not locked("sample")
     assert parent_rules.permit_locked("closed") and not parent_rules.permit_locked("work_complete")
+
+
+@pytest.mark.parametrize("path", ["put", "tus"])
+@pytest.mark.parametrize("who", ["inspector", "supervisor"])
+def test_an_approved_inspection_takes_no_photos_through_its_findings(client, world, path, who):
+    """A finding of an approved inspection is part of what was approved (R-I5): open as the finding is,
+    it takes no new photo, and nothing new reaches the approved record's photos."""
+    site = world.site
+    iid = site.inspection_id(checklist={"template": "esc", "items": answers({"dust_control": {}})})
+    (finding,) = site.submit(iid).get_json()["findings"]
+    assert site.review(iid).status_code == 200
+    assert client.get(f"{API}/findings/{finding['id']}", headers=world.h["supervisor"]).get_json()["status"] == "open"
+    before = db.session.query(Photo).count()
+    r = upload(path, client, world.h[who], world.permit.id, parent_type="finding", parent_id=finding["id"])
+    assert r.status_code == 409, r.get_json()
+    assert r.get_json()["error"] == "record_locked" and "finding is locked" in r.get_json()["message"]
+    db.session.expire_all()
+    assert db.session.query(Photo).count() == before
+    listed = client.get(f"{API}/photos", query_string={"parent_type": "finding", "parent_id": finding["id"]},
+                        headers=world.h["supervisor"])
+    assert listed.status_code == 200 and listed.get_json() == []
+
+
+def test_a_finding_of_an_open_inspection_still_takes_photos(client, world):
+    iid = world.site.inspection_id(checklist={"template": "esc", "items": answers({"dust_control": {}})})
+    (finding,) = world.site.submit(iid).get_json()["findings"]
+    r = upload("put", client, world.h["inspector"], world.permit.id, parent_type="finding", parent_id=finding["id"])
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["parent_id"] == finding["id"]
+
+
+def test_a_finding_is_locked_with_its_inspection():
+    owner = parent_rules.owner_locked
+    assert owner("finding", owner_status="approved") and owner("finding", owner_deleted=True)
+    assert not owner("finding", owner_status="submitted") and not owner("finding", owner_status="returned")
+    assert not owner("sample", owner_status="approved") and not owner("finding")
