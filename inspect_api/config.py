@@ -134,6 +134,8 @@ class Config:
     STORM_THRESHOLD_INCHES = os.environ.get("STORM_THRESHOLD_INCHES", "0.25")
     STORM_WINDOW_HOURS = _int("STORM_WINDOW_HOURS", 24)
     INSPECTION_RESPONSE_DAYS = _int("INSPECTION_RESPONSE_DAYS", 5)
+    # Rows one NOAA CDO daily CSV may hold (a station's five years is under 2,000); more is refused whole.
+    STORM_IMPORT_MAX_ROWS = _int("STORM_IMPORT_MAX_ROWS", 2000)
     # R-O3: the MGL c.59 §57 interest rate on unpaid costs, by the day it takes effect, as
     # "YYYY-MM-DD=rate" pairs separated by commas ("2000-01-01=0.14,2027-07-01=0.12"). A change in
     # the statute is a new entry from its effective date; days before it keep the old rate.

@@ -5,6 +5,7 @@ import click
 from flask.cli import with_appcontext
 from ..errors import ApiError
 from ..extensions import db
+from .noaa import UNITS
 from .storm_events import import_daily_csv
 
 
@@ -15,11 +16,13 @@ def storm_events_group() -> None:
 
 @storm_events_group.command("import")
 @click.argument("file", type=click.File("r", encoding="utf-8-sig"))
+@click.option("--units", type=click.Choice(UNITS), default="standard", show_default=True,
+              help="The units the CDO order was placed in: standard (PRCP in inches) or metric (millimetres).")
 @with_appcontext
-def import_command(file) -> None:
+def import_command(file, units: str) -> None:
     """Import a NOAA CDO daily CSV: one storm per day at or over the threshold (re-importing changes nothing)."""
     try:
-        result = import_daily_csv(None, file.read(), getattr(file, "name", None))
+        result = import_daily_csv(None, file.read(), getattr(file, "name", None), units=units)
         db.session.commit()
     except ApiError as exc:
         db.session.rollback()

@@ -12,13 +12,13 @@ from . import inspection_requests as requests_service
 from . import services, storm_events
 from .schemas import (DueItemSchema, DueQuerySchema, InspectionRequestCreateSchema, InspectionRequestSchema,
                       ProgramSettingsSchema, RequestListQuerySchema, StormEventCreateSchema, StormEventSchema,
-                      StormImportSchema, StormListQuerySchema)
+                      StormImportQuerySchema, StormImportSchema, StormListQuerySchema)
 
 blp = Blueprint("program", __name__, url_prefix="/api/v1",
                 description="The inspection program: what is due where and by when, storm events, requests (R-I1)")
 LIST_HEADERS = {"X-Total-Count": {"description": "Items matching the filters", "schema": {"type": "integer"}}}
 CSV_BODY = {"required": True, "description": "A NOAA Climate Data Online daily CSV (STATION, NAME, DATE, PRCP in "
-                                             "inches) as the body (text/csv), or as the form field `file`.",
+                                             "the `units` given) as the body (text/csv), or as the form field `file`.",
             "content": {"text/csv": {"schema": {"type": "string"}},
                         "multipart/form-data": {"schema": {"type": "object",
                                                            "properties": {"file": {"type": "string",
@@ -82,12 +82,15 @@ def _csv_text() -> tuple[str, str | None]:
 
 @blp.route("/storm-events/import", methods=["POST"])
 @roles_required("supervisor")
+@blp.arguments(StormImportQuerySchema, location="query")
 @blp.doc(requestBody=CSV_BODY)
 @blp.response(200, StormImportSchema)
-def import_storm_events():
-    """Import daily rainfall (NOAA CDO CSV): one storm per day at or over the threshold; re-import changes nothing"""
+def import_storm_events(args):
+    """Import daily rainfall (NOAA CDO CSV): one storm per day at or over the threshold; re-import changes nothing.
+    A file with a day after today, a day over the Massachusetts 24-hour record (18.15 in) or more than
+    STORM_IMPORT_MAX_ROWS rows imports nothing (422, naming the lines)."""
     text, filename = _csv_text()
-    return storm_events.import_daily_csv(current_user, text, filename)
+    return storm_events.import_daily_csv(current_user, text, filename, units=args["units"])
 
 
 @blp.route("/inspection-requests")

@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from ..schemas import RecordFieldsSchema
 from .models import REQUEST_KINDS
+from .noaa import UNITS
 from .rules import KINDS, storm_counts
 from .services import settings
 
@@ -100,6 +101,12 @@ class StormListQuerySchema(Schema):
     since = fields.AwareDateTime(metadata={"description": "Storms that ended at or after this time"})
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class StormImportQuerySchema(Schema):
+    units = fields.String(load_default="standard", validate=validate.OneOf(UNITS), metadata={
+        "description": "The units the NOAA CDO order was placed in: standard (PRCP in inches) or metric "
+                       "(PRCP in millimetres, converted to inches)"})
 
 
 class StormImportSchema(Schema):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from flask import current_app
 from sqlalchemy import Select, func, select
 
 from .. import audit, clock
@@ -68,10 +69,14 @@ def list_storm_events(user, args: dict[str, Any]) -> tuple[list[StormEvent], int
     return list(db.session.scalars(page)), total
 
 
-def import_daily_csv(user, text: str, filename: str | None = None) -> dict[str, Any]:
-    """One storm event per day at or over the threshold; re-importing the same file changes nothing."""
+def import_daily_csv(user, text: str, filename: str | None = None, units: str = "standard") -> dict[str, Any]:
+    """One storm event per day at or over the threshold; re-importing the same file changes nothing.
+    `units` is how the CDO order was placed: standard (inches) or metric (millimetres). A file with a
+    day after today in Town time, a day over the Massachusetts record, or more than
+    `STORM_IMPORT_MAX_ROWS` rows imports nothing."""
     try:
-        rows = parse_daily_csv(text)
+        rows = parse_daily_csv(text, units=units, today=clock.today(),
+                               max_rows=current_app.config["STORM_IMPORT_MAX_ROWS"])
     except CsvProblem as exc:
         raise ValidationFailed(str(exc), errors={"file": exc.problems}) from None
     values = settings()
@@ -102,5 +107,5 @@ def import_daily_csv(user, text: str, filename: str | None = None) -> dict[str, 
     summary = {"created": created, "updated": updated, "unchanged": unchanged,
                "below_threshold": len(days) - len(storms), "days_read": len(days)}
     audit.record("storm_event.import", "storm_event", events[0].id if events else "-",
-                 {**summary, "filename": filename}, actor=user)
+                 {**summary, "filename": filename, "units": units}, actor=user)
     return {**summary, "events": sorted(events, key=lambda e: e.ended_at)}

@@ -234,3 +234,52 @@ def test_cdo_csv_problems_name_the_line_and_column(text, problem):
     with pytest.raises(CsvProblem) as caught:
         parse_daily_csv(text)
     assert any(p.startswith(problem) for p in caught.value.problems), caught.value.problems
+
+
+# -- what an import refuses: units, future days, the Massachusetts record, the size of a file --------------
+def _cdo(*rows: tuple[str, str]) -> str:
+    return '"STATION","NAME","DATE","PRCP"\n' + "".join(
+        f'"USW00094726","NEW BEDFORD REGIONAL AIRPORT, MA US","{day}","{prcp}"\n' for day, prcp in rows)
+
+
+def test_cdo_csv_in_metric_units_is_read_as_millimetres_and_never_rounded_over_the_threshold():
+    rows = parse_daily_csv(_cdo(("2026-05-01", "3.0"), ("2026-05-02", "6.3"), ("2026-05-03", "6.4"),
+                                ("2026-05-04", "25.4")), units="metric")
+    assert [str(r.inches) for r in rows] == ["0.11", "0.24", "0.25", "1.00"]
+    assert [s.day.isoformat() for s in rules.storm_days(rows, S)] == ["2026-05-03", "2026-05-04"]
+    # The same figures in standard units are inches, as before.
+    assert [str(r.inches) for r in parse_daily_csv(_cdo(("2026-05-01", "3.0")))] == ["3.00"]
+    with pytest.raises(ValueError):
+        parse_daily_csv(_cdo(("2026-05-01", "3.0")), units="imperial")
+
+
+def test_cdo_csv_over_the_massachusetts_24_hour_record_is_refused_after_conversion():
+    assert [str(r.inches) for r in parse_daily_csv(_cdo(("1955-08-19", "18.15")))] == ["18.15"]
+    with pytest.raises(CsvProblem) as caught:
+        parse_daily_csv(_cdo(("2026-05-01", "0.30"), ("2026-05-02", "18.16")))
+    assert caught.value.problems[0].startswith("line 3: PRCP '18.16'") and "18.15" in caught.value.problems[0]
+    # 461.0 mm is 18.149 in; 461.1 mm is 18.15 in and a little more (18.153...).
+    assert [str(r.inches) for r in parse_daily_csv(_cdo(("2026-05-01", "461.0")), units="metric")] == ["18.14"]
+    with pytest.raises(CsvProblem) as caught:
+        parse_daily_csv(_cdo(("2026-05-01", "461.1")), units="metric")
+    assert "18.15" in caught.value.problems[0] and "metric" not in caught.value.problems[0]
+    # A metric file imported as standard: 25.0 "inches" is refused, with the hint of the units.
+    with pytest.raises(CsvProblem) as caught:
+        parse_daily_csv(_cdo(("2026-05-01", "25.0")))
+    assert "millimetres" in caught.value.problems[0]
+
+
+def test_cdo_csv_refuses_a_day_after_today():
+    text = _cdo(("2026-05-04", "0.30"), ("2026-05-05", "0.40"))
+    assert len(parse_daily_csv(text, today=date(2026, 5, 5))) == 2
+    with pytest.raises(CsvProblem) as caught:
+        parse_daily_csv(text, today=date(2026, 5, 4))
+    assert caught.value.problems == ["line 3: DATE 2026-05-05 is after today (2026-05-04): no rain is measured ahead"]
+
+
+def test_cdo_csv_refuses_a_file_of_more_rows_than_allowed():
+    text = _cdo(*((f"2026-04-{d:02d}", "0.10") for d in range(1, 21)))
+    assert len(parse_daily_csv(text, max_rows=20)) == 20
+    with pytest.raises(CsvProblem) as caught:
+        parse_daily_csv(text + '"X","N","2026-04-21",""\n', max_rows=20)
+    assert caught.value.problems == ["more than 20 rows"]

@@ -56,7 +56,9 @@ def test_storm_body_errors(site, client):
 
 
 # -- NOAA CDO import --------------------------------------------------------------------------------------
-def test_import_makes_one_storm_per_day_at_or_over_threshold_ending_at_end_of_day_and_is_idempotent(site, client):
+def test_import_makes_one_storm_per_day_at_or_over_threshold_ending_at_end_of_day_and_is_idempotent(site, client,
+                                                                                                   town_clock):
+    town_clock.set(DAY0 + timedelta(days=1))  # the file's last day is today
     r = _import(client, site.supervisor_h)
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
@@ -74,14 +76,15 @@ def test_import_makes_one_storm_per_day_at_or_over_threshold_ending_at_end_of_da
     assert client.get(f"{API}/storm-events", headers=site.supervisor_h).headers["X-Total-Count"] == "2"
 
 
-def test_import_as_a_form_upload_and_its_errors(site, client):
+def test_import_as_a_form_upload_and_its_errors(site, client, town_clock):
+    town_clock.set(DAY0 + timedelta(days=1))
     r = client.post(f"{API}/storm-events/import", data={"file": (io.BytesIO(CDO.encode()), "cdo.csv")},
                     headers=site.supervisor_h, content_type="multipart/form-data")
     assert r.status_code == 200 and r.get_json()["created"] == 2, r.get_json()
     assert "cdo.csv" in r.get_json()["events"][0]["source"]
     bad = _import(client, site.supervisor_h, '"STATION","DATE","PRCP"\n"X","2026-05-09","0.90"\n')
     assert bad.status_code == 422 and bad.get_json()["errors"]["file"] == ["missing column NAME"]
-    bad = _import(client, site.supervisor_h, CDO + '"X","N","2026-05-09","0.9O"\n')
+    bad = _import(client, site.supervisor_h, CDO + '"X","N","2026-05-04","0.9O"\n')
     assert bad.status_code == 422 and bad.get_json()["errors"]["file"] == ["line 6: PRCP '0.9O' is not a number of inches"]
     assert client.get(f"{API}/storm-events", headers=site.supervisor_h).headers["X-Total-Count"] == "2", \
         "a file with a bad row imports nothing"
@@ -94,7 +97,8 @@ def test_import_as_a_form_upload_and_its_errors(site, client):
     assert r.status_code == 403 and r.get_json()["error"] == "forbidden"
 
 
-def test_cli_import_is_idempotent(site, app, tmp_path):
+def test_cli_import_is_idempotent(site, app, tmp_path, town_clock):
+    town_clock.set(DAY0 + timedelta(days=1))
     from inspect_api.program.cli import storm_events_group
     path = tmp_path / "cdo.csv"
     path.write_text(CDO, encoding="utf-8")
@@ -108,6 +112,56 @@ def test_cli_import_is_idempotent(site, app, tmp_path):
     path.write_text("DATE,PRCP\n2026-05-01,0.3\n", encoding="utf-8")
     bad = runner.invoke(storm_events_group, ["import", str(path)])
     assert bad.exit_code == 1 and "lacks the column(s) STATION, NAME" in bad.output
+
+
+def test_import_takes_the_units_of_the_order_metric_as_millimetres(site, client, app, tmp_path, town_clock):
+    """A CDO order placed in metric units gives PRCP in millimetres: 3 mm is 0.11 in, no storm."""
+    town_clock.set(DAY0 + timedelta(days=1))
+    metric = CDO.replace('"0.25"', '"3.0"').replace('"0.24"', '"6.4"').replace('"1.07"', '"27.2"')
+    r = _import(client, site.supervisor_h, metric, query_string={"units": "metric"})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert [(e["rain_day"], e["inches"]) for e in body["events"]] == [("2026-05-02", "0.25"), ("2026-05-05", "1.07")]
+    assert body["below_threshold"] == 1
+    # Read as inches, the same file is refused: 27.2 in is more than any day Massachusetts has seen.
+    r = _import(client, site.supervisor_h, metric)
+    assert r.status_code == 422 and "millimetres" in r.get_json()["errors"]["file"][0], r.get_json()
+    r = _import(client, site.supervisor_h, metric, query_string={"units": "kelvin"})
+    assert r.status_code == 422 and set(r.get_json()["errors"]) == {"units"}, r.get_json()
+    path = tmp_path / "cdo-metric.csv"
+    path.write_text(metric, encoding="utf-8")
+    from inspect_api.program.cli import storm_events_group
+    result = app.test_cli_runner().invoke(storm_events_group, ["import", str(path), "--units", "metric"])
+    assert result.exit_code == 0 and "0 storm event(s) created, 0 updated, 2 unchanged" in result.output, result.output
+    result = app.test_cli_runner().invoke(storm_events_group, ["import", str(path)])
+    assert result.exit_code == 1 and "Massachusetts 24-hour record" in result.output, result.output
+
+
+def test_import_refuses_future_days_the_record_and_too_many_rows_importing_nothing(site, client, app, tmp_path):
+    """Today (Town time) is 2026-05-04: a file naming the 5th is refused whole, by the API and the CLI."""
+    r = _import(client, site.supervisor_h)
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"]["file"] == [
+        "line 5: DATE 2026-05-05 is after today (2026-05-04): no rain is measured ahead"]
+    path = tmp_path / "cdo.csv"
+    path.write_text(CDO, encoding="utf-8")
+    from inspect_api.program.cli import storm_events_group
+    result = app.test_cli_runner().invoke(storm_events_group, ["import", str(path)])
+    assert result.exit_code == 1 and "is after today" in result.output, result.output
+    record = CDO.replace('"1.07"', '"18.16"').replace("2026-05-05", "2026-05-04")
+    r = _import(client, site.supervisor_h, record)
+    assert r.status_code == 422 and "Massachusetts 24-hour record" in r.get_json()["errors"]["file"][0]
+    assert app.config["STORM_IMPORT_MAX_ROWS"] == 2000
+    header, *_ = CDO.splitlines(keepends=True)
+    line = '"USW00094726","NEW BEDFORD REGIONAL AIRPORT, MA US","2026-04-01","0.30"\n'
+    r = _import(client, site.supervisor_h, header + line * 2001)
+    assert r.status_code == 422 and r.get_json()["errors"]["file"] == ["more than 2000 rows"], r.get_json()
+    assert _import(client, site.supervisor_h, header + line * 2000).status_code == 200
+    app.config["STORM_IMPORT_MAX_ROWS"] = 3
+    r = _import(client, site.supervisor_h, header + line * 4)
+    assert r.status_code == 422 and r.get_json()["errors"]["file"] == ["more than 3 rows"]
+    events = client.get(f"{API}/storm-events", headers=site.supervisor_h).get_json()
+    assert [e["rain_day"] for e in events] == ["2026-04-01"], "only the file within every bound was imported"
 
 
 def test_imported_storm_puts_the_active_site_on_the_list_due_end_of_next_day(site, client, town_clock):
