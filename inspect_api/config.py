@@ -147,6 +147,9 @@ class Config:
     # R-O1 "by the Stormwater Authority or its agents": whether inspectors (the Authority's agents)
     # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
     ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
+    # Written answers one order takes (each at most 4,000 characters): every device pulls an order
+    # with all of them. One more is 409 too_many_responses.
+    ORDER_RESPONSES_MAX = _int("ORDER_RESPONSES_MAX", 20)
 
     # Notifications (README "Notifications"). SMTP_URL: smtp://user:pass@host:port (STARTTLS as SMTP_TLS
     # says: required|opportunistic|off, required when a user is given) or smtps://... (implicit TLS);

@@ -77,6 +77,7 @@ def order_status(body, order_id):
 @login_required
 @blp.arguments(OrderResponseSchema)
 @blp.response(201, OrderSchema)
+@blp.alt_response(409, description="`too_many_responses`: the order already holds ORDER_RESPONSES_MAX answers")
 def order_response(body, order_id):
     """Answer an order in writing (the permit's applicant; a supervisor may record a paper answer)"""
     order = services.get_order(current_user, order_id)

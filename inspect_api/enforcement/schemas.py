@@ -133,8 +133,13 @@ class OrderStatusSchema(Schema):
     version = fields.Integer()
 
 
+ORDER_RESPONSE_MAX_CHARS = 4000  # one written answer; the number per order is ORDER_RESPONSES_MAX
+
+
 class OrderResponseSchema(Schema):
-    note = fields.String(required=True, validate=validate.Length(min=1, max=8000))
+    note = fields.String(required=True, validate=validate.Length(min=1, max=ORDER_RESPONSE_MAX_CHARS), metadata={
+        "description": "The written answer. An order takes ORDER_RESPONSES_MAX answers (20 unless the Town "
+                       "sets another number); one more is 409 too_many_responses."})
 
 
 # --- cost recovery (R-O2, R-O3) ------------------------------------------------------------------

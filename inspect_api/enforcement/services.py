@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import selectinload
 from flask import current_app
 
@@ -234,6 +234,15 @@ def add_response(user, record: Order, note: str) -> Order:
     """The permit holder's written answer to an order (or a supervisor recording one received on paper)."""
     if user.role not in ("applicant", "supervisor"):
         raise Forbidden("Only the permit's applicant (or a supervisor recording it) may answer an order.")
+    # Every device that holds the order pulls it with all its events: the answers one order takes are
+    # bounded (ORDER_RESPONSES_MAX), counted under the order's row lock so two at once cannot pass it.
+    limit = int(current_app.config["ORDER_RESPONSES_MAX"])
+    db.session.execute(select(Order.id).where(Order.id == record.id).with_for_update())
+    given = db.session.scalar(select(func.count()).select_from(OrderEvent).where(
+        OrderEvent.order_id == record.id, OrderEvent.kind == "response"))
+    if given >= limit:
+        raise Conflict(f"This order already holds {limit} written answers, the most one order takes; send "
+                       "anything further to the Stormwater Authority another way.", error="too_many_responses")
     before = dump_order(record)
     record.events.append(OrderEvent(kind="response", note=note, actor_id=user.id, at=clock.now()))
     _save(user, record, before, "order.response")

@@ -238,3 +238,30 @@ def test_concurrent_orders_never_share_a_number(app, cast, permit, town_clock):
     for t in threads:
         t.join()
     assert sorted(results) == [(201, f"ORD-2026-{n:04d}") for n in range(1, 9)]
+
+
+def test_an_order_takes_a_bounded_number_of_bounded_responses(client, cast, permit, town_clock, app):
+    """ORDER_RESPONSES_MAX answers per order (20), each of at most 4,000 characters: an order is pulled
+    by every device with its events, so what one party writes cannot grow it without end."""
+    order = issue(client, cast, permit)
+    url = f"/api/v1/orders/{order['id']}/responses"
+    r = client.post(url, json={"note": "x" * 4001}, headers=cast.app)
+    assert r.status_code == 422 and set(r.get_json()["errors"]) == {"note"}, r.get_json()
+    assert app.config["ORDER_RESPONSES_MAX"] == 20
+    for n in range(20):
+        headers = cast.app if n % 2 else cast.sup   # a paper answer recorded by a supervisor counts too
+        r = client.post(url, json={"note": "y" * 4000}, headers=headers)
+        assert r.status_code == 201, (n, r.get_json())
+    r = client.post(url, json={"note": "one more"}, headers=cast.app)
+    assert r.status_code == 409 and r.get_json()["error"] == "too_many_responses", r.get_json()
+    assert "20" in r.get_json()["message"]
+    got = client.get(f"/api/v1/orders/{order['id']}", headers=cast.sup).get_json()
+    assert sum(e["kind"] == "response" for e in got["events"]) == 20 and got["version"] == 21
+    # The Town may set another bound: answers already given stay, no more are taken.
+    app.config["ORDER_RESPONSES_MAX"] = 5
+    other = issue(client, cast, permit)
+    for _ in range(5):
+        assert client.post(f"/api/v1/orders/{other['id']}/responses", json={"note": "ok"},
+                           headers=cast.app).status_code == 201
+    r = client.post(f"/api/v1/orders/{other['id']}/responses", json={"note": "sixth"}, headers=cast.app)
+    assert r.status_code == 409 and r.get_json()["error"] == "too_many_responses"
