@@ -3,8 +3,8 @@ control measure: site plan reviews, inspections and enforcement actions, for a d
 
 Each count says what it counts: reviews received are submissions recorded in the permit's status history
 (R-C2), reviews decided are approvals, issues and denials in that history; inspections are counted by the
-day they started; orders by the day issued; citations by the day written; findings by the day observed and
-the day verified fixed (or closed); the inspection program's obligations by the Town day they fell due,
+day they started, once recorded (submitted, approved or returned: never a draft); orders by the day
+issued; citations by the day written; findings by the day observed and the day verified fixed (or closed); the inspection program's obligations by the Town day they fell due,
 as due, done on time, done late, or past due and not done. Both ends of the range are included, in Fairhaven calendar days.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..inspections.models import INSPECTION_KINDS, Finding, Inspection
 from ..permits.access import visible_permit_ids
 from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
-from ..program.services import month_counts
+from ..program.services import RECORDED, month_counts
 from . import rules
 from .services import live_clause, within_days
 
@@ -47,9 +47,10 @@ def _site_plan_reviews(user, start: date, end: date) -> dict[str, Any]:
 
 
 def _inspections(user, start: date, end: date) -> dict[str, Any]:
+    """Recorded inspections only: a draft is the inspector's working copy, not an inspection made yet."""
     kinds = db.session.scalars(select(Inspection.kind).where(
         Inspection.permit_id.in_(visible_permit_ids(user)), live_clause(Inspection),
-        within_days(Inspection.started_at, start, end))).all()
+        Inspection.status.in_(RECORDED), within_days(Inspection.started_at, start, end))).all()
     return {"total": len(kinds), "by_kind": rules.count_by(kinds, INSPECTION_KINDS)}
 
 

@@ -39,7 +39,8 @@ class SitePlanReviewCountsSchema(Schema):
 
 
 class InspectionCountsSchema(Schema):
-    total = fields.Integer()
+    total = fields.Integer(metadata={"description": "Recorded inspections (submitted, approved or returned; no "
+                                                    "drafts) started in the range"})
     by_kind = fields.Dict(keys=fields.String(), values=fields.Integer())
 
 

@@ -217,6 +217,19 @@ def test_ms4_annual_report_counts_at_the_edges(factory, client, closeout, data):
     assert r.status_code == 422 and "to" in r.get_json()["errors"]
 
 
+def test_ms4_annual_report_counts_only_recorded_inspections(factory, client, data):
+    """A draft is the inspector's working copy, not an inspection the Town has made yet: the report counts
+    submitted, approved and returned inspections only."""
+    _, sup = factory.as_role("supervisor")
+    for status in ("draft", "approved", "returned"):
+        inspection = _inspection(data["permit"], kind="final", started=datetime(2026, 6, 1, 14, 0, tzinfo=UTC))
+        inspection.status = status
+    db.session.commit()
+    report = client.get("/api/v1/exports/ms4-annual-report?from=2026-01-01&to=2026-12-31", headers=sup).get_json()
+    assert report["inspections"]["total"] == 4, report["inspections"]
+    assert report["inspections"]["by_kind"]["final"] == 2 and report["inspections"]["by_kind"]["routine"] == 1
+
+
 # Every character a spreadsheet skips before reading a formula (OWASP "CSV Injection"): whitespace and
 # line breaks, no-break and zero-width spaces and other format characters, a DDE pipe, and the full-width
 # forms of = + - @ that East Asian input methods type.
