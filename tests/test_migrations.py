@@ -156,3 +156,48 @@ def test_upgrade_through_a_later_migration_that_changes_a_seeded_table(empty_dat
         assert levels == {"turbidity": "", "ph": "checked in the field"}
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("host_logging", [False, True], ids=["bare process (the demo)", "logging set up by the host"])
+def test_the_app_still_logs_its_errors_after_the_migrations_ran(empty_database_url, tmp_path, caplog, host_logging):
+    """The demo runs the migrations in its own process before serving: Alembic's logging setup must leave
+    the loggers already made working, or every 500's traceback is dropped from the demo's log."""
+    import logging
+    app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=empty_database_url, STORAGE_URL=(tmp_path / "b").as_uri(),
+                                PROPAGATE_EXCEPTIONS=False))
+
+    @app.get("/api/v1/test-boom")
+    def boom():
+        raise RuntimeError("boom after the migrations")
+
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    named = {name: (logging.getLogger(name).level, logging.getLogger(name).handlers[:])
+             for name in ("alembic", "sqlalchemy.engine", "flask_migrate")}
+    if not host_logging:
+        for handler in saved_handlers:
+            root.removeHandler(handler)
+    try:
+        with app.app_context():
+            upgrade()
+            db.engine.dispose()
+    finally:
+        for handler in root.handlers[:]:
+            root.removeHandler(handler)
+        for handler in saved_handlers:
+            root.addHandler(handler)
+        root.setLevel(saved_level)
+        for name, (level, handlers) in named.items():
+            logging.getLogger(name).setLevel(level)
+            logging.getLogger(name).handlers[:] = handlers
+    for name in ("inspect_api.errors", app.logger.name, "werkzeug"):
+        assert not logging.getLogger(name).disabled, name
+    caplog.clear()
+    with caplog.at_level(logging.ERROR):
+        r = app.test_client().get("/api/v1/test-boom")
+    assert r.status_code == 500 and r.get_json()["error"] == "internal_error"
+    logged = [rec for rec in caplog.records if rec.name == "inspect_api.errors" and rec.levelno == logging.ERROR]
+    assert logged and "boom after the migrations" in str(logged[0].exc_info[1]), caplog.records
+    with app.app_context():
+        downgrade(revision="base")
+        db.engine.dispose()

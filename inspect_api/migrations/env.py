@@ -9,9 +9,11 @@ from alembic import context
 # access to the values within the .ini file in use.
 config = context.config
 
-# Interpret the config file for Python logging.
-# This line sets up loggers basically.
-fileConfig(config.config_file_name)
+# Alembic's logging setup (alembic.ini) is for a process that has none of its own. The migrations also
+# run inside the app's process (the demo, tests): there they must not switch off the loggers already
+# made (fileConfig's default), or the app's 500 tracebacks go nowhere, nor replace a host's handlers.
+if config.config_file_name is not None and not logging.getLogger().handlers:
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger('alembic.env')
 
 
