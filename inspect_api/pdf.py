@@ -12,6 +12,13 @@ completion, inspection report, enforcement order, §21D citation, lien certifica
   at one version always renders to the same bytes.
 - Every text taken from a record is escaped before it reaches a Paragraph, whose mini-markup would
   otherwise read "<" and "&" in a note as tags; control characters are dropped.
+- What a document costs grows with its text, not with the square of it. One field prints at most
+  MAX_FIELD_CHARS characters (the rest is cut, with a line saying how much). A long text is set as
+  blocks of a few lines each (`text`), and a table row whose cells hold several blocks becomes one
+  table row per block (drawn as one row): reportlab re-wraps the remainder of a paragraph, or of a
+  cell, on every page it is split over, so one paragraph of 4,000 lines cost minutes, while blocks
+  split only between themselves. Tables are LongTables, which measure only the rows that fit the
+  page rather than every row left on each page.
 """
 from __future__ import annotations
 
@@ -28,7 +35,8 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
-from reportlab.platypus import ListFlowable, ListItem, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import (ListFlowable, ListItem, LongTable, Paragraph, SimpleDocTemplate, Spacer, Table,
+                                TableStyle)
 
 TOWN = "Town of Fairhaven, Massachusetts"
 AUTHORITY = "Stormwater Authority"
@@ -36,8 +44,15 @@ BYLAW = "Stormwater Management Bylaw, Chapter 194, Part 3"
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 FONT, FONT_BOLD = "DocSans", "DocSans-Bold"
 PAGE = LETTER
-__all__ = ["TOWN", "AUTHORITY", "BYLAW", "FONT", "FONT_BOLD", "PAGE", "inch", "Styles", "styles", "p", "long_date",
-           "pairs", "table", "bullets", "numbered", "spacer", "signature_block", "render"]
+# The most one field (a note, a description, a name) prints: four times the longest text any record
+# accepts (8,000 characters), so only text that reached a record some other way is ever cut.
+MAX_FIELD_CHARS = 20_000
+# A block: at most this many lines and characters, so splitting one across a page costs little.
+BLOCK_LINES = 24
+BLOCK_CHARS = 2_000
+__all__ = ["TOWN", "AUTHORITY", "BYLAW", "FONT", "FONT_BOLD", "PAGE", "MAX_FIELD_CHARS", "inch", "Styles", "styles",
+           "bounded", "p", "text", "long_date", "pairs", "table", "bullets", "numbered", "spacer", "signature_block",
+           "render"]
 
 
 def register_fonts() -> None:
@@ -89,12 +104,45 @@ def styles() -> Styles:
 
 
 _CONTROL = {code: None for code in range(32) if chr(code) not in "\n\t"}
+_LINE = "#999999"
+
+
+def bounded(value: Any) -> str:
+    """The text a document prints for `value`: control characters dropped, trailing line breaks
+    removed, and cut after MAX_FIELD_CHARS characters with a line that says how much was left out."""
+    clean = str(value if value is not None else "").translate(_CONTROL).rstrip("\n")
+    if len(clean) <= MAX_FIELD_CHARS:
+        return clean
+    more = len(clean) - MAX_FIELD_CHARS
+    return (clean[:MAX_FIELD_CHARS] + f"\n[\u2026 cut here: {more:,} more characters not shown; one field prints "
+            f"at most {MAX_FIELD_CHARS:,}]")
+
+
+def _markup(lines: Sequence[str]) -> str:
+    # An empty line keeps its height (a no-break space) where a bare <br/> pair might collapse.
+    return "<br/>".join(escape(line) if line.strip() else "\u00a0" for line in lines)
 
 
 def p(text: Any, style: ParagraphStyle) -> Paragraph:
-    """A Paragraph of plain text (escaped; line breaks kept)."""
-    clean = str(text if text is not None else "").translate(_CONTROL)
-    return Paragraph(escape(clean).replace("\n", "<br/>"), style)
+    """One Paragraph of plain text (escaped; line breaks kept; bounded): for labels, headings and short
+    texts. A record's text that may run long goes through `text` instead."""
+    return Paragraph(_markup(bounded(text).split("\n")), style)
+
+
+def text(value: Any, style: ParagraphStyle) -> list[Paragraph]:
+    """Plain text as blocks of at most BLOCK_LINES lines and about BLOCK_CHARS characters, one
+    Paragraph each, in order: set one after the other they read as the one text, and a page break
+    falls between blocks or inside a small one."""
+    lines = bounded(value).split("\n")
+    blocks: list[Paragraph] = []
+    start, size = 0, 0
+    for index, line in enumerate(lines):
+        if index > start and (index - start >= BLOCK_LINES or size + len(line) > BLOCK_CHARS):
+            blocks.append(Paragraph(_markup(lines[start:index]), style))
+            start, size = index, 0
+        size += len(line) + 1
+    blocks.append(Paragraph(_markup(lines[start:]), style))
+    return blocks
 
 
 def long_date(value: str | date | None) -> str:
@@ -105,12 +153,43 @@ def long_date(value: str | date | None) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
-def _grid(rows: list[list[Any]], widths: Sequence[float], header: bool) -> Table:
-    # splitInRow: a 4,000-character note may be taller than a page; let its row continue overleaf.
-    grid = Table(rows, colWidths=list(widths), repeatRows=1 if header else 0, splitInRow=1)
-    style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#999999")),
-             ("VALIGN", (0, 0), (-1, -1), "TOP"),
-             ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
+def _runs(rows: Iterable[int]) -> list[tuple[int, int]]:
+    """Consecutive row numbers as (first, last) runs, so a style command covers many rows at once."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs
+
+
+def _grid(rows: list[list[list[Any]]], widths: Sequence[float], header: bool) -> Table:
+    """A ruled table of `rows`, each cell a list of flowables (blocks). A row whose cells hold several
+    blocks is laid out as one table row per block, ruled and padded as the one row it is, so a page
+    break falls between blocks and no cell is re-measured whole on every page it runs over."""
+    physical: list[list[Any]] = []
+    continued: list[int] = []  # rows that carry on the row above
+    ends: list[int] = []  # the last table row of each row
+    for cells in rows:
+        depth = max((len(cell) for cell in cells), default=1) or 1
+        for level in range(depth):
+            if level:
+                continued.append(len(physical))
+            physical.append([cell[level] if level < len(cell) else "" for cell in cells])
+        ends.append(len(physical) - 1)
+    # splitInRow: one block may still be taller than what is left of a page; let it continue overleaf.
+    grid = LongTable(physical, colWidths=list(widths), repeatRows=1 if header else 0, splitInRow=1)
+    line = colors.HexColor(_LINE)
+    style: list[tuple] = [("BOX", (0, 0), (-1, -1), 0.4, line), ("LINEAFTER", (0, 0), (-2, -1), 0.4, line),
+                          ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                          ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
+    for first, last in _runs(ends):
+        style.append(("LINEBELOW", (0, first), (-1, last), 0.4, line))
+    for first, last in _runs(continued):
+        style.append(("TOPPADDING", (0, first), (-1, last), 0))
+    for first, last in _runs(row - 1 for row in continued):
+        style.append(("BOTTOMPADDING", (0, first), (-1, last), 0))
     if header:
         style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e6eef5")))
     grid.setStyle(TableStyle(style))
@@ -122,7 +201,7 @@ def pairs(rows: Iterable[tuple[str, Any]], s: Styles, width: float, label_width:
     rows = list(rows)
     if not rows:
         return p("\u2013", s.cell)
-    return _grid([[p(k, s.cell_bold), p(v if v not in (None, "") else "-", s.cell)] for k, v in rows],
+    return _grid([[[p(k, s.cell_bold)], text(v if v not in (None, "") else "-", s.cell)] for k, v in rows],
                  [label_width, width - label_width], False)
 
 
@@ -131,16 +210,16 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]], widths: Sequence
     rows = list(rows)
     if not rows:
         return p(empty, s.cell)
-    body = [[p(h, s.cell_bold) for h in header]] + [[p(c, s.cell) for c in row] for row in rows]
+    body = [[[p(h, s.cell_bold)] for h in header]] + [[text(c, s.cell) for c in row] for row in rows]
     return _grid(body, widths, True)
 
 
 def bullets(texts: Iterable[str], style: ParagraphStyle) -> ListFlowable:
-    return ListFlowable([ListItem(p(t, style)) for t in texts], bulletType="bullet", bulletFontName=FONT)
+    return ListFlowable([ListItem(text(t, style)) for t in texts], bulletType="bullet", bulletFontName=FONT)
 
 
 def numbered(texts: Iterable[str], style: ParagraphStyle) -> ListFlowable:
-    return ListFlowable([ListItem(p(t, style)) for t in texts], bulletType="1", bulletFontName=FONT)
+    return ListFlowable([ListItem(text(t, style)) for t in texts], bulletType="1", bulletFontName=FONT)
 
 
 def spacer(height: float = 8) -> Spacer:

@@ -45,6 +45,6 @@ def certificate_pdf(cert: Any) -> bytes:
         pdf.p("Operation and maintenance continue", s.subheading), pdf.p(OM_CONTINUES, s.body),
     ]
     if cert.remarks:
-        story += [pdf.spacer(8), pdf.p(f"Remarks: {cert.remarks}", s.small)]
+        story += [pdf.spacer(8), *pdf.text(f"Remarks: {cert.remarks}", s.small)]
     story += [pdf.spacer(24), pdf.signature_block(facts.get("issued_by_name"), f"for the {pdf.AUTHORITY}", s, width)]
     return pdf.render(story, title=f"Certificate of Completion {cert.number}", subject="Certificate of completion")

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from flask import Response
 from flask.views import MethodView
 
 from ..http import Blueprint
@@ -23,9 +22,10 @@ class PermitTimeline(MethodView):
 @blp.route("/inspections/<inspection_id>/report.pdf")
 class InspectionReport(MethodView):
     @login_required
-    @blp.response(200, content_type="application/pdf", description="The report as a PDF document")
+    @blp.response(200, content_type="application/pdf", description="The report as a PDF document", headers={
+        "ETag": {"description": "Names this rendition: send it back as If-None-Match to be answered 304 while "
+                                "nothing the report shows has changed", "schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified: nothing the report shows changed since the ETag sent")
     def get(self, inspection_id):
         """The inspection report to hand a contractor (PDF): site, checklist, findings, samples, photos"""
-        data, filename = services.inspection_report(current_user, inspection_id)
-        return Response(data, mimetype="application/pdf", headers={
-            "Content-Disposition": f'inline; filename="{filename}"', "Cache-Control": "private, no-store"})
+        return services.inspection_report(current_user, inspection_id)

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import or_, select
 
-from .. import clock
+from .. import clock, renditions
 from ..auth.models import User
 from ..checklists.services import find_template
 from ..entry.models import EntryAuthorization
@@ -196,12 +197,12 @@ def _photo_refs(record: Inspection, findings: list[Finding], labels: dict[str, s
     return list(refs.items())
 
 
-def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str]) -> list[pdf.PhotoEntry]:
-    """Thumbnails of the photos the inspection and its findings reference, plus photos uploaded with
-    the inspection as parent; only photos of this permit, so an id cannot pull in another site's,
-    and only photos that count for their parent (photos.parents.attached): one still waiting for
-    its parent, or from an account that had no right to add it, is in no report. Each caption
-    says who uploaded the photo."""
+def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str]) -> list[tuple[str, str, Photo | None]]:
+    """The photos the inspection and its findings reference, plus photos uploaded with the inspection
+    as parent, as (id, caption, photo or None while it has not arrived); only photos of this permit,
+    so an id cannot pull in another site's, and only photos that count for their parent
+    (photos.parents.attached): one still waiting for its parent, or from an account that had no
+    right to add it, is in no report. Each caption says who uploaded the photo."""
     refs = _photo_refs(record, findings, labels)
     parents = [("inspection", record.id)] + [("finding", f.id) for f in findings]
     counted = select(Photo).where(Photo.permit_id == record.permit_id, photo_parents.attached())
@@ -212,25 +213,52 @@ def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str])
     refs += [(p.id, "inspection photo") for p in attached if p.id not in known]
     photos = {p.id: p for p in db.session.scalars(counted.where(
         Photo.id.in_([pid for pid, _ in refs])))} if refs else {}
-    store = get_storage()
     entries = []
     for photo_id, caption in refs:
-        photo, data = photos.get(photo_id), None
+        photo = photos.get(photo_id)
+        if photo is not None:
+            taken = photo.taken_at or photo.device_created_at
+            caption = f"{caption} \u2013 {_when(taken)}" if taken else caption
+            caption = f"{caption} \u2013 uploaded by {_name(photo.created_by)}"
+        entries.append((photo_id, caption, photo))
+    return entries
+
+
+def _thumbnails(photos: list[tuple[str, str, Photo | None]]) -> tuple[list[pdf.PhotoEntry], bool]:
+    """The photo entries with their thumbnails read from the store, and whether every photo that
+    arrived could be read (a report missing one is answered, and not kept as the report)."""
+    store = get_storage()
+    entries, complete = [], True
+    for photo_id, caption, photo in photos:
+        data = None
         if photo is not None:
             try:
                 with store.open(photo.small_key) as handle:
                     data = handle.read()
             except Exception:  # the record arrived but its bytes did not (yet): shown as pending
                 log.warning("thumbnail %s of photo %s unreadable", photo.small_key, photo_id, exc_info=True)
-            taken = photo.taken_at or photo.device_created_at
-            caption = f"{caption} \u2013 {_when(taken)}" if taken else caption
-            caption = f"{caption} \u2013 uploaded by {_name(photo.created_by)}"
+                complete = False
         entries.append(pdf.PhotoEntry(photo_id, caption, data))
-    return entries
+    return entries, complete
 
 
-def inspection_report(user, inspection_id: str) -> tuple[bytes, str]:
-    """The PDF of one inspection (visibility as for the inspection itself) and a file name for it."""
+REPORT_KIND = "inspection-report"
+
+
+def _audience(user) -> str:
+    """Whom a rendition is for: applicants are shown less than staff (nothing recorded on a draft),
+    so their renditions are kept apart; every staff role is shown the same report."""
+    return "applicant" if user.role == "applicant" else "staff"
+
+
+def _row(kind: str, record: Any) -> list[Any]:
+    return [kind, record.id, record.version]
+
+
+def inspection_report(user, inspection_id: str):
+    """The PDF answer for one inspection (visibility as for the inspection itself): a stored rendition
+    keyed on every record the report shows, their versions, the text it prints and the audience, so
+    a report is rendered once per change and a second request renders nothing (renditions)."""
     record = get_inspection(user, inspection_id)
     permit = db.session.get(Permit, record.permit_id)
     if permit is None:
@@ -238,15 +266,31 @@ def inspection_report(user, inspection_id: str) -> tuple[bytes, str]:
     title_checklist, checklist_rows, labels = _checklist(record)
     samples = _day_samples(user, record)
     findings = _findings(user, record, samples)
+    photos = _photos(record, findings, labels)
     data = pdf.ReportData(
         title=f"Inspection report \u2013 {permit.number or permit.site_address}",
         site_rows=_site_rows(permit), inspection_rows=_inspection_rows(record),
         checklist_title=title_checklist, checklist_rows=checklist_rows,
         finding_rows=_finding_rows(findings, labels), sample_rows=_sample_rows(samples),
-        photos=_photos(record, findings, labels), entry_rows=_entry_rows(record),
-        sample_notes=_weekly_notes(samples),
-        footer=f"Inspection {record.id} \u00b7 version {record.version} \u00b7 generated {_when(clock.now())}",
+        entry_rows=_entry_rows(record), sample_notes=_weekly_notes(samples),
+        footer=f"Inspection {record.id} \u00b7 version {record.version}",
     )
-    day = record.started_at.astimezone(clock.town_zone()).date().isoformat()
-    return pdf.render(data), f"inspection-{permit.number or 'draft'}-{day}.pdf"
+    # The records by version, and the text as gathered: names, levels and templates have no version
+    # here, and a viewer is never served text gathered for another.
+    inputs = {
+        "records": [_row("inspection", record), _row("permit", permit)]
+                   + [_row("finding", f) for f in findings] + [_row("sample", s) for s in samples]
+                   + [_row("photo", photo) + [photo.small_key] for _, _, photo in photos if photo is not None],
+        "content": asdict(data),
+        "photos": [[photo_id, caption, photo.small_key if photo else None] for photo_id, caption, photo in photos],
+    }
 
+    def render() -> renditions.Rendered:
+        entries, complete = _thumbnails(photos)
+        # "generated": when this rendition was made; a kept one says so for as long as it is answered.
+        page = replace(data, photos=entries, footer=f"{data.footer} \u00b7 generated {_when(clock.now())}")
+        return renditions.Rendered(pdf.render(page), keep=complete)
+
+    day = record.started_at.astimezone(clock.town_zone()).date().isoformat()
+    return renditions.respond(REPORT_KIND, _audience(user), inputs, render,
+                              filename=f"inspection-{permit.number or 'draft'}-{day}.pdf")
