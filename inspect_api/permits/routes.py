@@ -43,7 +43,7 @@ class Permits(MethodView):
     def get(self, args):
         """List permits: an applicant's own, or all for staff; newest first, paged by limit/offset"""
         permits, total = services.list_permits(current_user, args)
-        return services.shown_all(permits), 200, paging.total_header(total)
+        return services.shown_all(permits, current_user), 200, paging.total_header(total)
 
     @login_required
     @blp.arguments(PermitCreateSchema)
@@ -52,7 +52,7 @@ class Permits(MethodView):
     def post(self, body):
         """File an application as a draft (applicants for themselves, supervisors for an applicant)"""
         permit, created = services.create_permit(current_user, body)
-        return services.shown(permit), 201 if created else 200
+        return services.shown(permit, current_user), 201 if created else 200
 
 
 @blp.route("/permits/<permit_id>")
@@ -61,7 +61,7 @@ class PermitItem(MethodView):
     @blp.response(200, PermitSchema)
     def get(self, permit_id):
         """One permit with its determination, conditions, phases, documents and exemptions"""
-        return services.shown(services.get_permit(current_user, permit_id))
+        return services.shown(services.get_permit(current_user, permit_id), current_user)
 
     @login_required
     @blp.arguments(PermitUpdateSchema)
@@ -71,7 +71,8 @@ class PermitItem(MethodView):
     def patch(self, body, permit_id):
         """Edit an application (If-Match: version); inputs changed recompute the determination (R-A5)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)
-        return services.shown(services.update_permit(current_user, permit, body, expected_version(body)))
+        return services.shown(services.update_permit(current_user, permit, body, expected_version(body)),
+                             current_user)
 
 
 @blp.route("/permits/<permit_id>/transitions")
@@ -86,7 +87,8 @@ class PermitTransitions(MethodView):
         permit = services.get_permit(current_user, permit_id, for_update=True)
         return services.shown(workflow.transition(current_user, permit, body["to"], body.get("reason"),
                                                   on=body.get("on"),
-                                                  expected_version=expected_version(body, required=False)))
+                                                  expected_version=expected_version(body, required=False)),
+                              current_user)
 
 
 @blp.route("/permits/<permit_id>/events")

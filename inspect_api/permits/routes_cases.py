@@ -52,7 +52,8 @@ class PartyItem(MethodView):
 def project(body, permit_id):
     """Link the application with another part of the same project, or confirm it separate (R-A7)"""
     permit = services.get_permit(current_user, permit_id, for_update=True)
-    return services.shown(cases.link_project(current_user, permit, body.get("link_to"), bool(body.get("separate"))))
+    return services.shown(cases.link_project(current_user, permit, body.get("link_to"), bool(body.get("separate"))),
+                          current_user)
 
 
 @cases_blp.route("/security-requirement", methods=["PUT"])
@@ -62,4 +63,4 @@ def project(body, permit_id):
 def security_requirement(body, permit_id):
     """Require security posted before land disturbance starts, in an amount the SA sets (R-D1)"""
     permit = services.get_permit(current_user, permit_id, for_update=True)
-    return services.shown(commencement.set_security_requirement(current_user, permit, body["amount"]))
+    return services.shown(commencement.set_security_requirement(current_user, permit, body["amount"]), current_user)

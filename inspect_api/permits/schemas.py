@@ -358,12 +358,15 @@ class PermitSchema(Schema):
     assigned_inspector_ids = fields.List(fields.String())
     cease_and_desist = fields.Boolean()
     parties = fields.List(fields.Nested(PartySchema))
-    case_id = fields.String(allow_none=True, metadata={"description": "The enforcement case this application is "
-                                                                      "linked to (R-O0)"})
+    case_id = fields.String(attribute="today.case_id", allow_none=True, metadata={
+        "description": "The enforcement case this application is linked to (R-O0); null to a viewer who may not "
+                       "see that case (an applicant not named on it as a party)"})
     project_id = fields.String(allow_none=True, metadata={"description": "Linked applications of one project (R-A7)"})
     # Computed for today and loaded up front (views.shown_all): each field reads, none queries.
     parcel_flag = fields.Function(lambda permit: permit.today.parcel_flag, metadata={
-        "description": "Other open applications on this parcel, until a supervisor links or separates them (R-A7)"})
+        "description": "Other open applications on this parcel, until a supervisor links or separates them (R-A7): "
+                       "the ids the viewer may see, and one entry \"other\" when there are any the viewer may not "
+                       "see (staff see every id)"})
     security_required_amount = Money(allow_none=True)
     security_posted = fields.Function(_security_posted, metadata={"description": "Security received and held (R-D1)"})
     approval_lapsed = fields.Function(lambda permit: permit.today.approval_lapsed,

@@ -4,6 +4,11 @@ front for every permit of an answer (the schema reads; it never queries).
 What is computed: the determination as it stands today (R-A5, R-B1), the other open applications on
 its parcel (R-A7), the security held (R-D1, asked of bonds) and what stands in the way of
 commencement (R-O1a, R-A6, R-D1).
+
+The other applications on the parcel and the enforcement case it is linked to name other permits, so
+they are shown as the viewer may see them: an id of a permit (or case) the viewer may see as it is,
+the rest as one entry "other" in `parcel_flag` and as null `case_id` (permits/access.py decides).
+Staff see every id; an applicant sees their own and those naming them as a party.
 """
 from __future__ import annotations
 
@@ -11,8 +16,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable
 
+from flask import has_request_context
+from flask_jwt_extended import get_current_user
+from sqlalchemy import select
+
 from ..clock import today as local_today
+from ..extensions import db
 from . import rules
+from .access import visible_permit_ids
 from .cases import parcel_flags
 from .commencement import commencement_refusal, security_posted
 from .determination import determination_today
@@ -25,16 +36,35 @@ class PermitToday:
     determination: dict[str, Any] | None
     review_level: str
     parcel_flag: list[str]
+    case_id: str | None
     security_posted: Decimal | None
     approval_lapsed: bool
     commencement_blocked: dict[str, str] | None
 
 
-def shown_all(permits: Iterable[Permit]) -> list[Permit]:
-    """`permits`, each with its `today` (PermitToday) loaded: a few queries for all of them."""
+OTHER = "other"  # a permit on the parcel the viewer may not see: that one exists, never which
+
+
+def _seen_by(viewer, ids: set[str]) -> set[str]:
+    """Those of `ids` the viewer may see, in one query; none without a viewer."""
+    if viewer is None or not ids:
+        return set()
+    return set(db.session.scalars(select(Permit.id).where(
+        Permit.id.in_(sorted(ids)), Permit.id.in_(visible_permit_ids(viewer)))))
+
+
+def _as_seen(flag: list[str], seen: set[str]) -> list[str]:
+    shown = [other for other in flag if other in seen]
+    return shown + [OTHER] if len(shown) < len(flag) else shown
+
+
+def shown_all(permits: Iterable[Permit], viewer) -> list[Permit]:
+    """`permits`, each with its `today` (PermitToday) loaded as `viewer` may see it: a few queries for
+    all of them."""
     permits = list(permits)
     today = local_today()
     flags = parcel_flags(permits)
+    seen = _seen_by(viewer, {i for flag in flags.values() for i in flag} | {p.case_id for p in permits if p.case_id})
     posted = security_posted(p.id for p in permits if p.security_required_amount is not None)
     for permit in permits:
         determination = determination_today(permit)
@@ -43,19 +73,33 @@ def shown_all(permits: Iterable[Permit]) -> list[Permit]:
         if permit.status in ("approved", "issued"):
             refusal = commencement_refusal(permit, today, posted.get(permit.id, Decimal("0.00")))
         permit.today = PermitToday(
-            determination=determination, review_level=level, parcel_flag=flags[permit.id],
+            determination=determination, review_level=level, parcel_flag=_as_seen(flags[permit.id], seen),
+            case_id=permit.case_id if permit.case_id in seen else None,
             security_posted=posted.get(permit.id), approval_lapsed=rules.approval_lapsed(permit.status, level,
                                                                                          permit.number),
             commencement_blocked={"error": refusal[0], "message": refusal[1]} if refusal else None)
     return permits
 
 
-def shown(permit: Permit) -> Permit:
-    return shown_all([permit])[0]
+def shown(permit: Permit, viewer) -> Permit:
+    return shown_all([permit], viewer)[0]
 
 
 _permit_schema = PermitSchema()
 
 
-def dump_permit(permit: Permit) -> dict:
-    return _permit_schema.dump(shown(permit))
+def _request_viewer():
+    """The signed-in caller of this request, or None (no request, or none signed in)."""
+    if not has_request_context():
+        return None
+    try:
+        return get_current_user()
+    except RuntimeError:  # a request that verified no token (a CLI-made request context)
+        return None
+
+
+def dump_permit(permit: Permit, viewer=None) -> dict:
+    """The permit as `viewer` sees it; by default the request's caller. Sync pull, a push's conflict
+    and a version conflict dump inside the caller's request, so a device is shown exactly what GET
+    shows its user; with nobody signed in no other permit is named."""
+    return _permit_schema.dump(shown(permit, viewer if viewer is not None else _request_viewer()))
