@@ -1,6 +1,8 @@
 """The `inspect-api` command: a Flask CLI group over create_app (run, db, users, demo, ...)."""
 from __future__ import annotations
 
+import sys
+
 import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
@@ -36,14 +38,32 @@ def _email_address(ctx, param, value: str) -> str:
         raise click.BadParameter(" ".join(exc.messages)) from exc
 
 
+def _password(password: str | None) -> str:
+    """The option (or INSPECT_API_PASSWORD), else asked twice on a terminal, else the first line of
+    standard input: a deploy script or cron job has no terminal to be asked on."""
+    if password:
+        return password
+    stdin = sys.stdin
+    if stdin is not None and stdin.isatty():
+        return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    password = stdin.readline().rstrip("\r\n") if stdin is not None else ""
+    if not password:
+        raise click.UsageError("Give the password in INSPECT_API_PASSWORD, on standard input, with --password, "
+                               "or run the command at a terminal to be asked for it.")
+    return password
+
+
 @users.command("create")
 @click.argument("email", callback=_email_address)
 @click.option("--role", type=click.Choice(ROLES), required=True)
-@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
+@click.option("--password", envvar="INSPECT_API_PASSWORD", show_envvar=True,
+              help="The password (better: INSPECT_API_PASSWORD or standard input, which no process list shows); "
+                   "asked for at a terminal when none is given.")
 @click.option("--name", required=True)
 @with_appcontext
-def users_create(email: str, role: str, password: str, name: str) -> None:
+def users_create(email: str, role: str, password: str | None, name: str) -> None:
     """Create a user of any role."""
+    password = _password(password)
     try:
         user = create_user(email, password, name, role)
         db.session.commit()
