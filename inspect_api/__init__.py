@@ -101,7 +101,10 @@ def create_app(config: Config | None = None) -> Flask:
     from .enforcement.services import cease_and_desist_open
     from .inspections.workflow import CEASE_AND_DESIST_OPEN
     from .permits.commencement import SECURITY_HELD
+    from .permits.parts import PHOTO_SEEN_ON_PERMIT
+    from .photos.services import photo_seen_on_permit
     SECURITY_HELD.answer(security_held)
+    PHOTO_SEEN_ON_PERMIT.answer(photo_seen_on_permit)
     CEASE_AND_DESIST_OPEN.answer(cease_and_desist_open)
     questions.check_answered()
     # Sync's declarations: an incomplete one stops the start here; the PATCH settling of records sent

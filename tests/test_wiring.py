@@ -9,6 +9,7 @@ from inspect_api import create_app, questions
 from inspect_api.config import TestConfig
 from inspect_api.inspections.workflow import CEASE_AND_DESIST_OPEN
 from inspect_api.permits.commencement import SECURITY_HELD
+from inspect_api.permits.parts import PHOTO_SEEN_ON_PERMIT
 from inspect_api.photos import parents as photo_parents
 
 
@@ -16,10 +17,12 @@ def test_every_declared_question_is_answered_by_its_owner(app):
     assert {q.name: q._answer.__module__ for q in questions._DECLARED} == {
         "security_held": "inspect_api.bonds.services",
         "cease_and_desist_open": "inspect_api.enforcement.services",
+        "photo_seen_on_permit": "inspect_api.photos.services",
     }
 
 
-@pytest.mark.parametrize("question", [SECURITY_HELD, CEASE_AND_DESIST_OPEN], ids=lambda q: q.name)
+@pytest.mark.parametrize("question", [SECURITY_HELD, CEASE_AND_DESIST_OPEN, PHOTO_SEEN_ON_PERMIT],
+                         ids=lambda q: q.name)
 def test_an_unanswered_question_stops_the_start(app, question, monkeypatch):
     answer = question._answer
     monkeypatch.setattr(question, "answer", lambda fn: fn)  # the factory's answer does not take

@@ -24,6 +24,7 @@ from ..auth.permissions import current_device_id
 from ..db import new_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
+from ..questions import Question
 from ..records import bump, check_version, existing_for_create
 from ..clock import today as local_today
 from .models import Permit, PermitCondition, PermitDocument, PermitPhase
@@ -161,6 +162,10 @@ def _check_may_add_document(user: User, permit: Permit) -> None:
     _check_open(permit)
 
 
+PHOTO_SEEN_ON_PERMIT = Question("photo_seen_on_permit", """R-C1: is `photo_id` a photo of `permit_id` that
+`user` may see (as GET /photos/{id} would show it)? Photos answers.""")
+
+
 def add_document(user: User, permit: Permit, data: dict[str, Any]) -> tuple[PermitDocument, bool]:
     _check_may_add_document(user, permit)
     fields = {key: data.get(key) for key in ("kind", "filename", "title", "file_id")}
@@ -169,6 +174,11 @@ def add_document(user: User, permit: Permit, data: dict[str, Any]) -> tuple[Perm
         getattr(d, k) == v for k, v in fields.items()))
     if existing is not None:
         return existing, False
+    # A document shows its photo to everyone who sees the permit: it must be one of this permit's photos
+    # that the caller sees. A photo of a permit they cannot see answers exactly like an unknown id.
+    if fields["file_id"] and not PHOTO_SEEN_ON_PERMIT(user, permit.id, str(fields["file_id"])):
+        raise ValidationFailed("No such photo on this permit.",
+                               errors={"file_id": ["No such photo on this permit; upload it first."]})
     document = PermitDocument(id=doc_id or new_id(), permit_id=permit.id, created_by=user.id, device_id=current_device_id(),
                               **fields)
     permit.documents.append(document)

@@ -257,7 +257,8 @@ class PermitDocumentCreateSchema(Schema):
     filename = fields.String(required=True, validate=[validate.Length(min=1, max=255), _plain_filename])
     title = fields.String(allow_none=True, validate=validate.Length(max=300))
     file_id = fields.String(allow_none=True, validate=validate.Length(max=64),
-                            metadata={"description": "Id of the uploaded file, when there is one"})
+                            metadata={"description": "Id of a photo of this permit that you may see, when there is "
+                                                     "one (422 otherwise, as for an unknown id)"})
 
 
 class ExemptionSchema(Schema):

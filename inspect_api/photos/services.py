@@ -69,6 +69,12 @@ def list_photos(user, args: dict[str, Any]) -> tuple[list[Photo], int]:
     return page_query(query.order_by(Photo.created_at, Photo.id), args)
 
 
+def photo_seen_on_permit(user, permit_id: str, photo_id: str) -> bool:
+    """Is `photo_id` a photo of `permit_id` the caller may see (permits.parts.PHOTO_SEEN_ON_PERMIT)?"""
+    return db.session.scalar(visible_photos(user).with_only_columns(Photo.id).where(
+        Photo.id == str(photo_id), Photo.permit_id == str(permit_id))) is not None
+
+
 def get_photo(user, photo_id: str) -> Photo:
     photo = db.session.scalar(visible_photos(user).where(Photo.id == str(photo_id)))
     if photo is None:
