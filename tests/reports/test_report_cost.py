@@ -8,7 +8,10 @@ import time
 import pytest
 
 from inspect_api import pdf as doc
+from inspect_api.extensions import db
+from inspect_api.photos.models import Photo
 from inspect_api.reports import pdf
+from inspect_api.storage import get_storage
 
 from ..pdf_support import pdf_text
 from .conftest import upload_photo
@@ -118,3 +121,12 @@ def test_renditions_are_keyed_on_the_audience(inspected, factory, client, monkey
     own = client.get(_url(inspected), headers={**inspected.applicant_headers,
                                                "If-None-Match": staff.headers["ETag"]})
     assert own.status_code == 200 and own.data == applicant.data and len(calls) == 2
+
+
+def test_a_report_missing_a_thumbnail_is_answered_and_not_kept(inspected, client, monkeypatch):
+    calls = _count_renders(monkeypatch)
+    get_storage().delete(db.session.get(Photo, inspected.uploaded).small_key)
+    first = client.get(_url(inspected), headers=inspected.headers)
+    assert first.status_code == 200 and f"Photo {inspected.uploaded}" in pdf_text(first.data)
+    again = client.get(_url(inspected), headers=inspected.headers)
+    assert again.status_code == 200 and len(calls) == 2
