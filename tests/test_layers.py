@@ -70,3 +70,21 @@ def test_a_probe_import_breaks_its_contract(tmp_path, contract):
     verdicts = _verdicts(result.stdout)
     assert verdicts[contract] == "BROKEN", result.stdout
     assert {key for key, verdict in verdicts.items() if verdict == "BROKEN"} == broken, result.stdout
+
+
+def test_every_module_of_the_package_sits_in_a_row():
+    """A new top-level module or package must be placed: in the layers (a domain) or in the core's
+    list (imports no domain). Otherwise no contract would see what it imports."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    placed = set()
+    for contract in contracts:
+        if contract["type"] == "layers":
+            placed |= {name.strip() for layer in contract["layers"] for name in layer.split("|")}
+        if contract["name"] == CONTRACTS["core"]:
+            placed |= set(contract["source_modules"])
+    package = ROOT / "inspect_api"
+    found = {f"inspect_api.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
+    found |= {f"inspect_api.{p.name}" for p in package.iterdir() if (p / "__init__.py").exists()}
+    assert sorted(found - placed) == []
