@@ -60,9 +60,9 @@ def open_findings_query(user, *, permit_id: str | None = None, status: str | Non
     "overdue" (open and due before `on`, which defaults to today in America/New_York)."""
     query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), Finding.deleted_at.is_(None))
     if user.role == "applicant":
-        # A draft inspection is the inspector's working copy (hidden from the applicant), and so is
-        # everything recorded on it until it is submitted.
-        seen = select(Inspection.id).where(Inspection.status != "draft", Inspection.deleted_at.is_(None))
+        # A draft or returned inspection is the inspector's working copy (hidden from the applicant),
+        # and so is everything recorded on it (rules.shown_to_applicant).
+        seen = select(Inspection.id).where(Inspection.shown_to_applicant(), Inspection.deleted_at.is_(None))
         query = query.where(sa.or_(Finding.inspection_id.is_(None), Finding.inspection_id.in_(seen)))
     if permit_id is not None:
         query = query.where(Finding.permit_id == str(permit_id))

@@ -63,6 +63,11 @@ class Inspection(RecordMixin, db.Model):
     reviews: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
+    @classmethod
+    def shown_to_applicant(cls) -> sa.ColumnElement[bool]:
+        """SQL for rules.shown_to_applicant: approved, or submitted for the first time."""
+        return sa.or_(cls.status == "approved", sa.and_(cls.status == "submitted", cls.reviewed_at.is_(None)))
+
     findings: Mapped[list["Finding"]] = relationship(
         primaryjoin="and_(Finding.inspection_id == Inspection.id, Finding.deleted_at.is_(None))",
         foreign_keys="Finding.inspection_id", viewonly=True, order_by="Finding.created_at")

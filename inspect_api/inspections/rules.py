@@ -77,3 +77,11 @@ def deficiency_action(item: dict[str, Any], needs_new_control: bool) -> str:
     if needs_new_control:
         return f"Install or replace {control} as the ESC plan requires."
     return f"Repair or maintain {control} so it works as the ESC plan requires."
+
+
+def shown_to_applicant(status: str, reviewed_before: bool) -> bool:
+    """May the applicant see an inspection (and what is recorded on it)? A draft is the inspector's
+    working copy; a returned one is back in the inspector's hands with the supervisor's comments, and
+    stays so once resubmitted until it is approved (a submitted inspection reviewed before was
+    returned: an approval is final). The applicant sees a first submission and an approved one."""
+    return status == "approved" or (status == "submitted" and not reviewed_before)

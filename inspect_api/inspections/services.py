@@ -35,10 +35,11 @@ SIMPLE = ("kind", "started_at", "ended_at", "weather", "phase", "unsafe_areas", 
 
 def visible_inspections(user) -> Select:
     """Inspections `user` may see. Applicants see their own permits' inspections once submitted:
-    a draft is the inspector's working copy, not yet a statement of the Town."""
+    a draft is the inspector's working copy, not yet a statement of the Town, and a returned one is
+    a working copy again until it is approved (rules.shown_to_applicant)."""
     query = select(Inspection).where(Inspection.permit_id.in_(visible_permit_ids(user)), Inspection.deleted_at.is_(None))
     if user.role == "applicant":
-        query = query.where(Inspection.status != "draft")
+        query = query.where(Inspection.shown_to_applicant())
     return query
 
 

@@ -21,6 +21,7 @@ from .. import changes
 from ..auth.models import User
 from ..errors import Conflict, Forbidden, ValidationFailed
 from ..extensions import db
+from ..inspections import rules as inspection_rules
 from ..inspections.models import Finding, Inspection
 from ..permits.access import is_assigned, visible_permit_ids
 from ..permits.models import Assignment, Permit
@@ -115,13 +116,13 @@ def is_attached(photo: Photo) -> bool:
 
 # -- sync: a photo that starts to count is sent again ------------------------------------------------
 # Whether a photo counts is read, not stored, so nothing about the photo row changes when its parent
-# arrives, or when a draft inspection is submitted and its findings and photos become the
-# applicant's to see. Devices pull by change, so those rows are marked changed then (changes.touch's
+# arrives, or when an inspection becomes the applicant's to see (a draft submitted, a returned one
+# approved: inspections.rules.shown_to_applicant) and so do its findings and photos. Devices pull by change, so those rows are marked changed then (changes.touch's
 # bookkeeping) and every device that skipped them receives them on its next pull.
 
 
 def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
-    """(parent_type, id) of parents that just appeared, and ids of inspections that just left draft."""
+    """(parent_type, id) of parents that just appeared, and ids of inspections the applicant now sees."""
     kinds = {model: kind for kind, model in parent_models().items()}
     parents, submitted = [], []
     for obj in session.new:
@@ -131,7 +132,7 @@ def _awakened(session: Session) -> tuple[list[tuple[str, str]], list[str]]:
     for obj in session.dirty:
         if isinstance(obj, Inspection):
             history = sa.inspect(obj).attrs.status.history
-            if "draft" in (history.deleted or ()) and obj.status != "draft":
+            if history.deleted and inspection_rules.shown_to_applicant(obj.status, False):
                 submitted.append(str(obj.id))
     return parents, submitted
 
