@@ -45,6 +45,20 @@ def setting_parser(name: str, parse: Callable[[Any], object], *, optional: bool 
     optional setting is checked only when set."""
     SETTING_PARSERS[name] = (parse, optional)
 
+
+def _at_least(low: int) -> Callable[[Any], object]:
+    def parse(value: Any) -> int:
+        if int(value) < low:
+            raise ValueError(f"must be a whole number of at least {low}")
+        return int(value)
+    return parse
+
+
+setting_parser("UPLOAD_MIN_BYTES_PER_SECOND", _at_least(0))
+setting_parser("UPLOAD_RATE_GRACE_SECONDS", _at_least(0))
+setting_parser("UPLOAD_MAX_SECONDS", _at_least(1))
+
+
 class Config:
     ENV_NAME = "production"
     TESTING = False
@@ -99,6 +113,12 @@ class Config:
     SYNC_FEED_NUMBERING = os.environ.get("SYNC_FEED_NUMBERING", "counter")
     UPLOAD_EXPIRY_HOURS = _int("UPLOAD_EXPIRY_HOURS", 24)
     UPLOAD_TEMP_DIR = os.environ.get("UPLOAD_TEMP_DIR")  # None -> instance/tmp
+    # Every body the app spools (photos, tus chunks, documents) must keep this pace or is dropped
+    # with 408 (inspect_api/uploads.py): on average UPLOAD_MIN_BYTES_PER_SECOND once the first
+    # UPLOAD_RATE_GRACE_SECONDS have passed (0: no minimum), and all of it within UPLOAD_MAX_SECONDS.
+    UPLOAD_MIN_BYTES_PER_SECOND = _int("UPLOAD_MIN_BYTES_PER_SECOND", 1024)
+    UPLOAD_RATE_GRACE_SECONDS = _int("UPLOAD_RATE_GRACE_SECONDS", 5)
+    UPLOAD_MAX_SECONDS = _int("UPLOAD_MAX_SECONDS", 600)
     PHOTO_FAR_FROM_SITE_M = _int("PHOTO_FAR_FROM_SITE_M", 500)
     # With S3 storage, photos redirect to presigned bucket URLs: list the bucket's https origin(s)
     # (space-separated) so the app's Content-Security-Policy lets it show them.

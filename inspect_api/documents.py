@@ -6,6 +6,11 @@ from its first bytes (the declared Content-Type is only a claim; a PDF starts wi
 truncated file is refused, and only a file that passed every check is put in the blob store, under a
 key made from its SHA-256. A rejected upload leaves nothing behind: the temporary file is removed and
 nothing was written to the store or the database.
+
+No transaction is open while the body arrives or is checked: `received_document` ends the request's
+(on SQLite it holds the write lock, on PostgreSQL it holds back the sync feed's watermark and the
+permit's row), so a client sending slowly delays nobody else. The caller then loads its record
+again, checks again and writes, all in a short transaction of its own.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from flask import current_app, redirect, send_file
 from PIL import Image
 
 from .errors import ChecksumMismatch, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from .extensions import db
 from .http import PRIVATE_FILE_CACHE
 from .storage import blob_key, get_storage
 from .uploads import receive_to_tempfile, sniff_type
@@ -95,8 +101,12 @@ def received_document(stream: IO[bytes], *, content_type: str | None, content_le
                       sha256: str | None = None) -> Iterator[tuple[Any, str]]:
     """Streams the body to a temporary file and checks it: size, the optional SHA-256 the client sent
     (422 `checksum_mismatch`), the type read from the bytes, completeness. Yields (received, type);
-    the temporary file is removed however the block is left."""
+    the temporary file is removed however the block is left.
+
+    The request's transaction ends first (whatever it loaded is expired): check who may upload
+    before, and load, check again and write inside the block."""
     declared = check_declared(content_type, content_length)
+    db.session.rollback()
     with receive_to_tempfile(stream, int(current_app.config["MAX_DOCUMENT_BYTES"])) as received:
         if sha256 and sha256.strip().lower() != received.sha256:
             raise ChecksumMismatch()

@@ -21,6 +21,7 @@ DEFAULT_KEYS = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     409: "conflict",
     410: "gone",
     412: "precondition_failed",
@@ -96,6 +97,12 @@ class PayloadTooLarge(ApiError):
     code, error, default_message = 413, "payload_too_large", "The request body is too large."
 
 
+class RequestTimeout(ApiError):
+    """A body that did not arrive in time (uploads.Pace); the rest of it is never read, so the
+    connection is closed after the answer."""
+    code, error, default_message = 408, "request_timeout", "The request body did not arrive in time."
+
+
 class ImageInvalid(ApiError):
     code, error, default_message = 422, "image_invalid", "The file is not a readable image."
 
@@ -141,6 +148,9 @@ def register_error_handlers(app: Flask) -> None:
     def _api_error(exc: ApiError):
         response = jsonify(exc.to_dict())
         response.status_code = exc.code
+        if exc.code == 408:
+            # The unread rest of the body must not be taken for the next request on this connection.
+            response.headers["Connection"] = "close"
         return response
 
     @app.errorhandler(HTTPException)

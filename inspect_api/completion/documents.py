@@ -24,11 +24,16 @@ def add_document(user, report: FinalReport, stream: IO[bytes], *, kind: str, fil
                  content_type: str | None, content_length: int | None,
                  sha256: str | None = None) -> tuple[ReportDocument, bool]:
     """Store one uploaded file for a draft or returned report. The same bytes of the same kind again answer
-    the existing document (an upload retried after a lost response)."""
+    the existing document (an upload retried after a lost response). The body arrives with no
+    transaction open; the report is then locked and checked again, since it may have been submitted
+    meanwhile."""
     require_filer(user, report.permit_id)
     require_editable(report, "final_report", EDITABLE)
     with files.received_document(stream, content_type=content_type, content_length=content_length,
                                  sha256=sha256) as (received, sniffed):
+        db.session.refresh(report, with_for_update=True)
+        require_filer(user, report.permit_id)
+        require_editable(report, "final_report", EDITABLE)
         for doc in report.documents:
             if doc.sha256 == received.sha256 and doc.kind == kind:
                 return doc, False

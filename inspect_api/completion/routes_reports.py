@@ -94,6 +94,8 @@ class ReportDocuments(MethodView):
     @blp.response(201, FinalReportDocumentSchema)
     @blp.alt_response(200, schema=FinalReportDocumentSchema,
                       description="The same bytes and kind again: the existing document")
+    @blp.alt_response(408, description="The body arrived slower than UPLOAD_MIN_BYTES_PER_SECOND or took longer "
+                                       "than UPLOAD_MAX_SECONDS; nothing is stored")
     @blp.alt_response(413, description="Larger than MAX_DOCUMENT_BYTES")
     @blp.alt_response(415, description="Not a PDF or image")
     def post(self, args, report_id):

@@ -191,12 +191,16 @@ def upload_document(user: User, permit: Permit, stream: IO[bytes], args: dict[st
     """R-C1: the ESC plan, O&M plan or another document as a file (PDF or image), received, checked and
     stored exactly as a final report's documents are (`inspect_api/documents.py`). Who may add one is
     checked before a byte of the body is read; a refused file leaves nothing stored. The same bytes of
-    the same kind again answer the existing document (an upload retried after a lost response)."""
+    the same kind again answer the existing document (an upload retried after a lost response).
+    The body arrives with no transaction open; the permit is then locked and checked again, since
+    it may have been decided or closed meanwhile."""
     _check_may_add_document(user, permit)
     kind = args["kind"]
     doc_id = str(args["id"]) if args.get("id") else None
     with files.received_document(stream, content_type=content_type, content_length=content_length,
                                  sha256=sha256) as (received, sniffed):
+        db.session.refresh(permit, with_for_update=True)
+        _check_may_add_document(user, permit)
         same = lambda d: d.permit_id == permit.id and d.kind == kind and d.sha256 == received.sha256  # noqa: E731
         existing = existing_for_create(PermitDocument, doc_id, same)
         if existing is None and doc_id is None:

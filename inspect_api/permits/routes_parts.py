@@ -186,13 +186,16 @@ class DocumentItem(MethodView):
 @parts_blp.doc(requestBody=files.UPLOAD_BODY)
 @parts_blp.response(201, PermitDocumentSchema)
 @parts_blp.alt_response(200, schema=PermitDocumentSchema, description="The same bytes and kind again: the document")
+@parts_blp.alt_response(408, description="The body arrived slower than UPLOAD_MIN_BYTES_PER_SECOND or took longer "
+                                          "than UPLOAD_MAX_SECONDS; nothing is stored")
 @parts_blp.alt_response(413, description="Larger than MAX_DOCUMENT_BYTES")
 @parts_blp.alt_response(415, description="Not a PDF or image")
 def upload_document(args, permit_id):
     """Attach a document as a file: the ESC plan, O&M plan or another, a PDF or image (applicant before the
     decision, or a supervisor; R-C1)"""
+    # Not locked yet: the body arrives with no transaction open, and parts locks the permit after.
     document, created = parts.upload_document(
-        current_user, _permit(permit_id, lock=True), request.stream, args, content_type=request.content_type,
+        current_user, _permit(permit_id), request.stream, args, content_type=request.content_type,
         content_length=request.content_length, sha256=request.headers.get("X-Content-SHA256"))
     return document, 201 if created else 200
 

@@ -101,6 +101,8 @@ class PhotoItem(MethodView):
     @blp.response(201, PhotoSchema)
     @blp.alt_response(200, schema=PhotoSchema, description="The same id with the same bytes again (idempotent)")
     @blp.alt_response(409, description="The id is taken by other bytes")
+    @blp.alt_response(408, description="The body arrived slower than UPLOAD_MIN_BYTES_PER_SECOND or took longer "
+                                       "than UPLOAD_MAX_SECONDS; nothing is stored")
     @blp.alt_response(413, description="Over MAX_UPLOAD_BYTES")
     @blp.alt_response(415, description="Declared Content-Type is not one of the four image types")
     @blp.alt_response(422, description="checksum_mismatch, image_invalid or validation_error")

@@ -50,6 +50,8 @@ PATCH_DOC = {
         "204": {"description": "Chunk kept; Upload-Offset is the new offset."},
         "200": {"description": "The upload is complete and is now the photo (Photo-Id header, photo as JSON).",
                 "content": {"application/json": {"schema": PhotoSchema}}},
+        "408": {"description": "request_timeout: the chunk arrived slower than UPLOAD_MIN_BYTES_PER_SECOND or took "
+                               "longer than UPLOAD_MAX_SECONDS; nothing of it is kept (resume from HEAD's offset)."},
         "409": {"description": "offset_mismatch: Upload-Offset differs from the bytes held (see errors.offset)."},
         "410": {"description": "upload_expired"},
         "412": {"description": "Tus-Resumable missing or unsupported"},
