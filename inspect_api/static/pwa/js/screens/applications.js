@@ -42,7 +42,9 @@ export async function applicationsScreen(main) {
 async function load(id) {
   const [permit, events] = await Promise.all([api(`/api/v1/permits/${id}`), api(`/api/v1/permits/${id}/events`)]);
   // R-A7: the other open applications on the parcel, named on the card that links or separates them.
-  const flagged = await Promise.all((permit.parcel_flag || []).map((other) => api(`/api/v1/permits/${other}`).catch(() => null)));
+  // "other" stands for one the caller may not see (staff see every id): there is nothing to fetch.
+  const named = (permit.parcel_flag || []).filter((other) => other !== "other");
+  const flagged = await Promise.all(named.map((other) => api(`/api/v1/permits/${other}`).catch(() => null)));
   return { permit, events, flagged: flagged.filter(Boolean) };
 }
 
