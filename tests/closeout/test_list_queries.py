@@ -2,36 +2,12 @@
 serialiser style"): a list of three runs the same SQL statements as a list of one."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-
-from sqlalchemy import event
-
-from inspect_api.extensions import db
+from tests.sql_count import list_statements
 
 from .conftest import pdf_bytes
 
 
-@contextmanager
-def _counting():
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, *_args):
-        statements.append(statement)
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-
-
-def _statements(client, url: str, headers, expected: int) -> list[str]:
-    """The statements GET `url` runs, with nothing of the records left over in the session."""
-    db.session.expire_all()
-    with _counting() as statements:
-        r = client.get(url, headers=headers)
-    assert r.status_code == 200, r.get_json()
-    assert len(r.get_json()) == expected
-    return statements
+_statements = list_statements
 
 
 def _same_for_one_and_three(client, url: str, headers, add_one) -> None:

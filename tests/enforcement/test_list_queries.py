@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import event
-
-from inspect_api.extensions import db
+from tests.sql_count import list_statements
 
 from .test_costs import ITEMS, owner
 from .test_orders import issue
@@ -16,19 +14,7 @@ URL = "/api/v1/cost-recoveries"
 
 
 def _statements(client, headers, expected: int) -> list[str]:
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, *_args):
-        statements.append(statement)
-    db.session.expire_all()
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        r = client.get(URL, headers=headers)
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-    assert r.status_code == 200, r.get_json()
-    assert len(r.get_json()) == expected
-    return statements
+    return list_statements(client, URL, headers, expected)
 
 
 def test_cost_recovery_list(client, cast, permit, town_clock):

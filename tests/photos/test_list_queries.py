@@ -2,26 +2,13 @@
 serialiser style"): a list of three photos by three people runs the same SQL statements as one."""
 from __future__ import annotations
 
-from sqlalchemy import event
-
 from inspect_api.extensions import db
+from tests.sql_count import list_statements
 from inspect_api.photos.models import Photo
 
 
 def _statements(client, url: str, headers, expected: int) -> list[str]:
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, *_args):
-        statements.append(statement)
-    db.session.expire_all()
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        r = client.get(url, headers=headers)
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-    assert r.status_code == 200, r.get_json()
-    assert len(r.get_json()) == expected
-    return statements
+    return list_statements(client, url, headers, expected)
 
 
 def test_photo_list(factory, client):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import event
-
-from inspect_api.extensions import db
+from tests.sql_count import list_statements
 
 from .conftest import T0, sample_body
 
@@ -14,19 +12,7 @@ URL = "/api/v1/samples"
 
 
 def _statements(client, headers, expected: int) -> list[str]:
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, *_args):
-        statements.append(statement)
-    db.session.expire_all()
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        r = client.get(URL, headers=headers)
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-    assert r.status_code == 200, r.get_json()
-    assert len(r.get_json()) == expected
-    return statements
+    return list_statements(client, URL, headers, expected)
 
 
 def test_sample_list(site, client):

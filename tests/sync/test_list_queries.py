@@ -3,27 +3,13 @@
 statements as a list of one."""
 from __future__ import annotations
 
-from sqlalchemy import event
-
-from inspect_api.extensions import db
+from tests.sql_count import list_statements
 
 from .conftest import API, edit
 
 
 def _statements(site, headers, expected: int) -> list[str]:
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, *_args):
-        statements.append(statement)
-    db.session.expire_all()
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        r = site.client.get(f"{API}/sync/conflicts", headers=headers)
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-    assert r.status_code == 200, r.get_json()
-    assert len(r.get_json()) == expected
-    return statements
+    return list_statements(site.client, f"{API}/sync/conflicts", headers, expected)
 
 
 def test_conflict_list(site):
