@@ -22,10 +22,9 @@ from .. import clock
 from .. import audit
 from ..auth.models import User
 from ..auth.permissions import current_device_id
-from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
+from ..errors import Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..records import bump, check_version
-from . import rules
 from .access import get_visible_permit
 from .determination import project_members, recompute_determination, refresh_determination
 from .models import Party, Permit

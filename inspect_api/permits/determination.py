@@ -5,8 +5,6 @@ on the project's total disturbed area (R-A7).
 """
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 
 from .. import audit
