@@ -27,6 +27,9 @@ FLOOR_LINES = 40
 
 
 def report(lines: int) -> pdf.ReportData:
+    """An inspection report whose notes, checklist note and finding each hold `lines` one-letter lines
+    (inspection notes may hold 8,000 characters: 4,000 such lines is what a device can send); also
+    the report tests/reports/test_report_cost.py measures."""
     notes = "\n".join("x" for _ in range(lines))
     return pdf.ReportData(
         title="Inspection report", site_rows=[("Site", "1 Main St")], inspection_rows=[("Notes", notes)],

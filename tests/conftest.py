@@ -161,6 +161,13 @@ def is_postgres(database_url):
 S3_TEST_BUCKET = "inspect-test"
 
 
+def s3_test_config(schema: str, endpoint: str) -> TestConfig:
+    """A test's configuration storing its blobs on moto's S3 server, under a key prefix of its own."""
+    prefix = f"t-{uuid.uuid4().hex[:12]}"
+    return TestConfig(SQLALCHEMY_DATABASE_URI=schema, STORAGE_URL=f"s3://{S3_TEST_BUCKET}/{prefix}",
+                      S3_ENDPOINT_URL=endpoint)
+
+
 @pytest.fixture(scope="session")
 def moto_endpoint():
     """A real S3 endpoint over HTTP: moto's standalone server on 127.0.0.1 with one bucket

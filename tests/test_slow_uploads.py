@@ -27,7 +27,7 @@ from inspect_api.extensions import db
 from inspect_api.permits.models import PermitDocument
 from inspect_api.photos.models import Photo
 
-from .closeout.conftest import Closeout, LiveServer
+from .closeout.conftest import Closeout, LiveServer, live_server  # noqa: F401  (live_server: the fixture, shared)
 from .factories import PASSWORD
 from .sync.conftest import create, entry_data
 
@@ -41,15 +41,6 @@ def noisy_png(side: int = 96) -> bytes:
     buffer = io.BytesIO()
     Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-@pytest.fixture
-def live_server(app):
-    server = LiveServer(app)
-    server.thread.start()
-    yield server
-    server.server.shutdown()
-    server.thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -1,13 +1,10 @@
 """Final report documents on S3 (moto's standalone server over HTTP): stored content-addressed, read back
 through a signed URL after authorization, nothing stored from a rejected upload."""
 import urllib.request
-import uuid
 
 import pytest
 
-from inspect_api import config as app_config
-
-from ..conftest import S3_TEST_BUCKET as BUCKET
+from ..conftest import s3_test_config
 from .conftest import pdf_bytes
 
 pytestmark = pytest.mark.s3
@@ -15,9 +12,7 @@ pytestmark = pytest.mark.s3
 
 @pytest.fixture
 def config(_schema, moto_endpoint):
-    prefix = f"t-{uuid.uuid4().hex[:12]}"
-    return app_config.TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=f"s3://{BUCKET}/{prefix}",
-                                 S3_ENDPOINT_URL=moto_endpoint)
+    return s3_test_config(_schema, moto_endpoint)
 
 
 def _keys(app):

@@ -1,23 +1,18 @@
 """A kept inspection report on S3 (moto's standalone server over HTTP): stored under renditions/,
 answered from the bucket on the second request without rendering."""
-import uuid
-
 import pytest
 
-from inspect_api import config as app_config
 from inspect_api.reports import pdf
 from inspect_api.storage import get_storage
 
-from ..conftest import S3_TEST_BUCKET as BUCKET
+from ..conftest import s3_test_config
 
 pytestmark = pytest.mark.s3
 
 
 @pytest.fixture
 def config(_schema, moto_endpoint):
-    prefix = f"t-{uuid.uuid4().hex[:12]}"
-    return app_config.TestConfig(SQLALCHEMY_DATABASE_URI=_schema, STORAGE_URL=f"s3://{BUCKET}/{prefix}",
-                                 S3_ENDPOINT_URL=moto_endpoint)
+    return s3_test_config(_schema, moto_endpoint)
 
 
 def test_a_report_is_kept_in_the_bucket(inspected, client, monkeypatch):
