@@ -8,7 +8,7 @@ from flask_jwt_extended import current_user
 from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from ..records import expected_version
-from . import cases, commencement, services
+from . import cases, commencement, services, views
 from .schemas import (PartyInSchema, PartySchema, PartyUpdateSchema, PermitSchema, ProjectLinkSchema,
                       SecurityRequirementSchema)
 
@@ -23,7 +23,7 @@ class Parties(MethodView):
     @cases_blp.response(200, PartySchema(many=True))
     def get(self, permit_id):
         """The parties the permit or case names: owner, violators, applicant, contractor"""
-        return services.get_permit(current_user, permit_id).parties
+        return views.parties_as_seen(services.get_permit(current_user, permit_id), current_user)
 
     @roles_required("supervisor")
     @cases_blp.arguments(PartyInSchema)

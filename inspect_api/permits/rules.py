@@ -263,3 +263,17 @@ def number_prefix(review_level: str) -> str | None:
     """ALDR for administrative review, LDP for permits; exempt and not-covered projects get no number."""
     return {"administrative_review": "ALDR", "land_disturbance_permit": "LDP"}.get(review_level)
 
+
+def contacts_shown(viewer_role: str | None, viewer_id: str | None, *, assigned: bool,
+                   entered_by: str | None = None, party_user_id: str | None = None) -> bool:
+    """R-O0: a party's contact details (mailing address, e-mail, phone) are seen by supervisors and by
+    the inspectors assigned to the permit or case, not by every inspector who may read the permit.
+    An applicant sees the details they entered themselves (the owner they named) and their own
+    party's; never those the Town recorded of others (a violator's home address)."""
+    if viewer_role == "supervisor":
+        return True
+    if viewer_role == "inspector":
+        return assigned
+    if viewer_role == "applicant" and viewer_id is not None:
+        return viewer_id in (entered_by, party_user_id)
+    return False

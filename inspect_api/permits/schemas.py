@@ -42,12 +42,17 @@ class SiteSchema(Schema):
                                                         "at most 5,000 positions"})
 
 
+WITHHELD = ("true: the e-mail, phone and mailing address are null because this viewer may not see them (R-O0: "
+            "supervisors, the inspectors assigned to the permit, and an applicant for what they entered)")
+
+
 class OwnerSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     email = EmailAddress(allow_none=True)
     phone = fields.String(allow_none=True, validate=validate.Length(max=40))
     mailing_address = fields.String(allow_none=True, load_only=True, validate=validate.Length(max=500),
                                     metadata={"description": "Where orders and notices are mailed (owner party)"})
+    contact_withheld = fields.Boolean(dump_only=True, metadata={"description": WITHHELD})
 
 
 class PartyInSchema(Schema):
@@ -74,6 +79,7 @@ class PartySchema(Schema):
     mailing_address = fields.String(allow_none=True)
     email = fields.String(allow_none=True)
     phone = fields.String(allow_none=True)
+    contact_withheld = fields.Boolean(dump_default=False, metadata={"description": WITHHELD})
     user_id = fields.String(allow_none=True)
     version = fields.Integer()
     created_at = fields.DateTime()
@@ -344,7 +350,7 @@ class PermitSchema(Schema):
     applicant_id = fields.String(allow_none=True, metadata={"description": "null for a permit a supervisor opened for an enforcement case"})
     created_by = fields.String(allow_none=True)
     site = fields.Nested(SiteSchema)
-    owner = fields.Nested(OwnerSchema)
+    owner = fields.Nested(OwnerSchema, attribute="today.owner")
     disturbed_area_sqft = fields.Float()
     drains_to_ms4 = fields.Boolean()
     drains_to_waters = fields.Boolean()
@@ -358,7 +364,8 @@ class PermitSchema(Schema):
     exemptions = fields.List(fields.Nested(ExemptionSchema))
     assigned_inspector_ids = fields.List(fields.String())
     cease_and_desist = fields.Boolean()
-    parties = fields.List(fields.Nested(PartySchema))
+    parties = fields.List(fields.Nested(PartySchema), attribute="today.parties", metadata={
+        "description": "Contact details as this viewer may see them (R-O0; see contact_withheld)"})
     case_id = fields.String(attribute="today.case_id", allow_none=True, metadata={
         "description": "The enforcement case this application is linked to (R-O0); null to a viewer who may not "
                        "see that case (an applicant not named on it as a party)"})

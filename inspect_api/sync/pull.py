@@ -71,6 +71,9 @@ def _start(user, token: str | None, top: int) -> rules.Cursor:
         cursor = rules.decode_cursor(token, _key())
     except rules.CursorInvalid:
         raise ApiError("This cursor was not made by this server.", error="invalid_cursor", code=400) from None
+    except rules.CursorOutdated:
+        raise Gone("This cursor is from an earlier version of the server, which sent records differently; "
+                   "pull again without a cursor.", error="cursor_expired") from None
     if cursor.user_id != user.id or cursor.role != user.role:
         raise Gone("This cursor was made for another account or role; pull again without a cursor.",
                    error="cursor_expired")

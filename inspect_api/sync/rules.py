@@ -13,7 +13,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-CURSOR_FORMAT = 1
+# 2: parties' contact details are withheld from inspectors not assigned to the permit (R-O0). A
+# device that synced under format 1 holds them for every permit, so its cursor is answered "pull
+# again without a cursor" (CursorOutdated), and the full pull that follows holds them withheld.
+CURSOR_FORMAT = 2
 # Fields every record carries that say nothing about what the user changed.
 BOOKKEEPING = frozenset({"id", "version", "created_at", "updated_at", "created_by", "device_id"})
 # A create may carry the device clock; an edit may not rewrite it.
@@ -21,7 +24,12 @@ CREATE_ONLY = frozenset({"device_created_at"})
 
 
 class CursorInvalid(ValueError):
-    """Not a cursor this server made (garbage, tampered, or from another format)."""
+    """Not a cursor this server made (garbage, tampered, or from an unknown format)."""
+
+
+class CursorOutdated(Exception):
+    """A cursor this server signed in an earlier format: what it says the device holds may differ from
+    what the device may hold today, so the device starts again from scratch."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,8 @@ def decode_cursor(token: str, key: bytes) -> Cursor:
         if not hmac.compare_digest(signature, _signature(payload, key)):
             raise CursorInvalid("signature")
         body = json.loads(_unb64(payload))
+        if isinstance(body.get("v"), int) and 1 <= body["v"] < CURSOR_FORMAT:
+            raise CursorOutdated(str(body["v"]))
         if body.get("v") != CURSOR_FORMAT:
             raise CursorInvalid("format")
         expand = body.get("x") or (None, None)

@@ -17,7 +17,8 @@ def test_applicant_files_a_draft(client, factory, applicant):
     assert body["applicant_id"] == user.id and body["created_by"] == user.id
     assert body["site"] == {"address": "40 Center Street, Fairhaven, MA 02719", "parcel_id": "20-117",
                             "location": {"lat": 41.6365, "lon": -70.9042}, "limit_of_work": square()}
-    assert body["owner"] == {"name": "Pat Owner", "email": "owner@example.org", "phone": "508-555-0100"}
+    assert body["owner"] == {"name": "Pat Owner", "email": "owner@example.org", "phone": "508-555-0100",
+                             "contact_withheld": False}
     assert body["review_level"] == "administrative_review"
     assert body["determination"]["review_level"] == "administrative_review"
     assert body["determination"]["rules"] == ["R-A1", "R-A2"]
@@ -151,7 +152,8 @@ def test_patch_with_if_match_and_body_version(client, factory, applicant):
     r = client.patch(f"/api/v1/permits/{permit.id}", json={"version": 2, "owner": {"phone": "508-555-0199"}},
                      headers=headers)
     assert r.status_code == 200 and r.get_json()["version"] == 3
-    assert r.get_json()["owner"] == {"name": "Pat Owner", "email": "owner@example.org", "phone": "508-555-0199"}
+    assert r.get_json()["owner"] == {"name": "Pat Owner", "email": "owner@example.org", "phone": "508-555-0199",
+                                     "contact_withheld": False}
 
 
 def test_patch_stale_version_conflict_carries_current(client, factory, applicant):
