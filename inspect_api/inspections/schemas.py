@@ -103,6 +103,14 @@ class ChecklistResponseSchema(Schema):
     items = fields.List(fields.Dict())
 
 
+def _reviews_shown(record) -> list[dict[str, Any]]:
+    """R-I5: the review history as every viewer of the inspection may read it. A return's comment is
+    the supervisor's word to the inspector (`review_comment` while returned); in the history it is
+    left out, so an applicant reading the approved inspection never sees it. The audit log keeps it."""
+    return [{**entry, "comment": None} if entry.get("decision") == "returned" else entry
+            for entry in record.reviews or []]
+
+
 class InspectionSchema(FieldRecordSchema):
     permit_id = fields.String()
     entry_authorization_id = fields.String()
@@ -125,7 +133,9 @@ class InspectionSchema(FieldRecordSchema):
     reviewed_at = UTCInstant(allow_none=True)
     reviewed_by = fields.String(allow_none=True)
     review_comment = fields.String(allow_none=True)
-    reviews = fields.List(fields.Dict())
+    reviews = fields.Function(_reviews_shown, metadata={
+        "type": "array", "items": {"type": "object"},
+        "description": "Decisions, by whom and when; a return's comment is only in review_comment while returned"})
     findings = fields.List(fields.Nested(FindingSchema), metadata={"description": "Read-only."})
     warnings = fields.List(fields.String(), metadata={"description": "e.g. a cease-and-desist order is open."})
 

@@ -4,7 +4,7 @@ An upsert's data is its snapshot (sync_snapshots) when the snapshot was taken at
 number, spliced in as stored; otherwise the record is loaded (one query per entity for the page)
 and dumped live. Entities whose dump depends on the Town's clock (adapter.clock_fields) are always
 dumped live, so pull and GET agree on every flag computed from today. Either way the domain's own visible_<plural> decides first whether the caller may
-see it; one it may not see (an applicant and a draft inspection) is left out. A delete carries no data.
+see it; one it may not see (an applicant and a draft inspection) goes as a delete. A delete carries no data.
 """
 from __future__ import annotations
 
@@ -57,9 +57,10 @@ def _data(user, entity: str, wanted: dict[str, tuple[int, int]]) -> dict[str, tu
     return out
 
 
-def render_parts(user, entries: Iterable[tuple]) -> list[str | None]:
-    """Each entry's JSON text, in page order; None for an upsert the caller may not (or no longer)
-    see, which the page leaves out."""
+def render_parts(user, entries: Iterable[tuple], fresh_through: int | None = None) -> list[str | None]:
+    """Each entry's JSON text, in page order. An upsert the caller may not (or no longer) see goes as
+    a delete, so a device never keeps what it may no longer read; during a first sync (up to
+    `fresh_through`, where the device holds nothing) it is left out (None)."""
     entries = list(entries)
     wanted: dict[str, dict[str, Any]] = {}
     for entity, record_id, op, version, seq in entries:
@@ -67,14 +68,22 @@ def render_parts(user, entries: Iterable[tuple]) -> list[str | None]:
             wanted.setdefault(entity, {})[record_id] = (version, seq)
     data = {entity: _data(user, entity, ids) for entity, ids in wanted.items()}
     parts: list[str | None] = []
-    for entity, record_id, op, version, _seq in entries:
+    for entity, record_id, op, version, seq in entries:
         head = f'{{"entity":{json.dumps(entity)},"id":{json.dumps(record_id)},"op":"{op}","version":'
         if op == "delete":
             parts.append(f'{head}{int(version)},"data":null}}')
             continue
         found = data[entity].get(record_id)
-        # gone since, or not for this caller: a later feed row says what became of it
-        parts.append(f'{head}{int(found[0])},"data":{found[1]}}}' if found is not None else None)
+        if found is not None:
+            parts.append(f'{head}{int(found[0])},"data":{found[1]}}}')
+        elif fresh_through is not None and seq <= fresh_through:
+            parts.append(None)
+        else:
+            # Not (or no longer) for this caller, though the feed row is in their scope: a record on
+            # a permit they see that they may not read now (an inspection returned to its inspector).
+            # A device that held it drops it; one that never did deletes nothing.
+            head = head.replace('"op":"upsert"', '"op":"delete"')
+            parts.append(f'{head}{int(version)},"data":null}}')
     return parts
 
 
@@ -95,5 +104,5 @@ def assemble(parts: Iterable[str | None], cursor: str, has_more: bool) -> str:
             f'"has_more":{"true" if has_more else "false"}}}')
 
 
-def render(user, entries: Iterable[tuple], cursor: str, has_more: bool) -> str:
-    return assemble(render_parts(user, entries), cursor, has_more)
+def render(user, entries: Iterable[tuple], cursor: str, has_more: bool, fresh_through: int | None = None) -> str:
+    return assemble(render_parts(user, entries, fresh_through), cursor, has_more)

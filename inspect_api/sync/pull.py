@@ -160,7 +160,7 @@ def pull_json(user, token: str | None, limit: int | None) -> str:
                    error="cursor_expired")
     page, after, has_more = _collect(user, cursor, limit, top)
     entries = list(page.entries.values())
-    parts = payload.render_parts(user, entries)
+    parts = payload.render_parts(user, entries, cursor.fresh_through)
     keep = payload.fitting(parts, config["SYNC_PULL_MAX_BYTES"])
     if keep < len(entries):
         # Over SYNC_PULL_MAX_BYTES: the page ends early. Collecting again with the smaller limit
@@ -169,5 +169,5 @@ def pull_json(user, token: str | None, limit: int | None) -> str:
         page, after, has_more = _collect(user, cursor, keep, top)
         kept = list(page.entries.values())
         parts = parts[:keep] if [e[:2] for e in kept] == [e[:2] for e in entries[:keep]] else \
-            payload.render_parts(user, kept)
+            payload.render_parts(user, kept, cursor.fresh_through)
     return payload.assemble(parts, rules.encode_cursor(after, _key()), has_more)

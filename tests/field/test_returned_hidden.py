@@ -60,3 +60,34 @@ def test_a_returned_inspection_is_hidden_from_the_applicant_until_approved(site)
     assert set(_applicant_sees(site, iid, finding["id"], photo_id).values()) == {True}
     pulled = _pulled(site, "phone-c")
     assert {("inspection", iid), ("finding", finding["id"]), ("photo", photo_id)} <= pulled
+
+
+def test_the_approved_inspection_keeps_the_return_comment_from_the_applicant(site):
+    """The supervisor's internal return comment never reaches the applicant, not even as the review
+    history of the inspection once approved; staff keep it in the audit trail."""
+    iid = site.inspection_id()
+    assert site.submit(iid).status_code == 200
+    assert site.review(iid, "returned", comment="Internal: redo the perimeter notes").status_code == 200
+    assert site.submit(iid).status_code == 200
+    assert site.review(iid, "approved", comment="Good.").status_code == 200
+    got = site.client.get(f"{API}/inspections/{iid}", headers=site.applicant_h)
+    assert got.status_code == 200
+    assert [(r["decision"], r["comment"]) for r in got.get_json()["reviews"]] == [("returned", None), ("approved", "Good.")]
+    headers = {**site.factory.headers(site.applicant, device_id="phone-r"), "X-Device-Id": "phone-r"}
+    pulled = site.client.get(f"{API}/sync/pull", headers=headers).get_data(as_text=True)
+    assert iid in pulled and "Internal: redo" not in pulled and "Internal: redo" not in got.get_data(as_text=True)
+    audit = site.client.get(f"{API}/audit", headers=site.supervisor_h, query_string={"record_id": iid})
+    assert "Internal: redo" in audit.get_data(as_text=True)
+
+
+def test_a_device_that_held_the_submitted_inspection_drops_it_when_it_is_returned(site):
+    iid = site.inspection_id()
+    assert site.submit(iid).status_code == 200
+    headers = {**site.factory.headers(site.applicant, device_id="phone-d"), "X-Device-Id": "phone-d"}
+    first = site.client.get(f"{API}/sync/pull", headers=headers).get_json()
+    assert ("inspection", iid, "upsert") in {(c["entity"], c["id"], c["op"]) for c in first["changes"]}
+    assert site.review(iid, "returned", comment="Redo the notes").status_code == 200
+    later = site.client.get(f"{API}/sync/pull", headers=headers, query_string={"cursor": first["cursor"]}).get_json()
+    assert [(c["id"], c["op"], c["data"]) for c in later["changes"] if c["entity"] == "inspection"] == [
+        (iid, "delete", None)]
+    assert "Redo the notes" not in str(later)
