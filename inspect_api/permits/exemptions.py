@@ -22,6 +22,7 @@ from ..records import bump, check_version, existing_for_create
 from . import rules
 from ..clock import today as local_today
 from .models import Permit, PermitDocument, PermitExemption
+from .parts import PHOTO_SEEN_ON_PERMIT
 from .schemas import ExemptionSchema
 from .determination import recompute_determination
 
@@ -44,8 +45,13 @@ def _check_claimant(user: User, permit: Permit) -> None:
                        "the decision.", error="permit_locked")
 
 
-def _check_evidence(permit: Permit, kind: str, evidence: dict[str, Any]) -> None:
+def _check_evidence(user: User, permit: Permit, kind: str, evidence: dict[str, Any],
+                    new_photo_id: str | None = None) -> None:
     problems = rules.exemption_evidence_problems(kind, evidence)
+    # The scan of the order or decision is shown with the claim to everyone who sees the permit: it
+    # must be a photo of this permit the caller sees, and one they cannot answers like an unknown id.
+    if new_photo_id and not PHOTO_SEEN_ON_PERMIT(user, permit.id, str(new_photo_id)):
+        problems.setdefault("document_photo_id", []).append("No such photo on this permit; upload it first.")
     document_id = evidence.get("document_id")
     if document_id:
         document = db.session.get(PermitDocument, str(document_id))
@@ -70,7 +76,7 @@ def _recompute(permit: Permit, user: User, action: str) -> None:
 def claim_exemption(user: User, permit: Permit, data: dict[str, Any]) -> tuple[PermitExemption, bool]:
     _check_claimant(user, permit)
     evidence = {key: data.get(key) for key in EVIDENCE if data.get(key) is not None}
-    _check_evidence(permit, data["kind"], evidence)
+    _check_evidence(user, permit, data["kind"], evidence, evidence.get("document_photo_id"))
     claim_id = str(data["id"]) if data.get("id") else None
     existing = existing_for_create(PermitExemption, claim_id, lambda c: c.permit_id == permit.id and c.kind == data[
         "kind"] and all(getattr(c, k) == v for k, v in evidence.items()))
@@ -107,7 +113,9 @@ def update_exemption(user: User, permit: Permit, claim: PermitExemption, data: d
         raise Conflict(f"The claim was {claim.status}; make a new claim instead.", error="exemption_decided")
     changes = {key: data[key] for key in EVIDENCE if key in data}
     merged = {key: getattr(claim, key) for key in EVIDENCE} | changes
-    _check_evidence(permit, claim.kind, {k: v for k, v in merged.items() if v is not None})
+    _check_evidence(user, permit, claim.kind, {k: v for k, v in merged.items() if v is not None},
+                    changes.get("document_photo_id") if changes.get("document_photo_id") != claim.document_photo_id
+                    else None)
     diff = audit.diff({key: getattr(claim, key) for key in changes}, changes)
     if not diff:
         return claim

@@ -11,6 +11,7 @@ from inspect_api.permits import services
 from inspect_api.clock import today as local_today
 from inspect_api.permits.models import Permit, PermitExemption
 
+from ..photos.helpers import jpeg, put_photo
 from .conftest import assert_error
 
 TODAY = local_today()
@@ -98,9 +99,18 @@ def test_document_of_another_permit_is_refused(client, factory):
                  field="document_id")
 
 
+def _scan(client, headers, permit_id) -> str:
+    """A photo of the order of conditions' sheet, on the permit."""
+    r = put_photo(client, headers, permit_id, jpeg((40, 30)))
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["id"]
+
+
 def _submitted_with_claim(client, factory, body, area=30000):
     owner, headers = factory.as_role("applicant")
     permit = factory.permit(owner, disturbed_area_sqft=area)
+    if body.pop("scan", False):
+        body["document_photo_id"] = _scan(client, headers, permit.id)
     claim = _claim(client, headers, permit.id, **body).get_json()
     r = client.post(f"/api/v1/permits/{permit.id}/transitions", json={"to": "submitted"}, headers=headers)
     assert r.status_code == 200, r.get_json()
@@ -143,7 +153,7 @@ def test_accepting_b5_needs_a_document(client, factory, supervisor):
 
 def test_accepting_an_expired_order_is_refused(app, client, factory, supervisor):
     _, sup_h = supervisor
-    permit, claim, _ = _submitted_with_claim(client, factory, _b5(document_photo_id="photo-1"))
+    permit, claim, _ = _submitted_with_claim(client, factory, _b5(scan=True))
     row = db.session.get(PermitExemption, claim["id"])
     row.expires_on = TODAY - timedelta(days=1)  # time passes: the order expired yesterday
     db.session.commit()
@@ -153,7 +163,7 @@ def test_accepting_an_expired_order_is_refused(app, client, factory, supervisor)
 
 def test_an_expired_order_voids_an_accepted_exemption(app, client, factory, supervisor):
     _, sup_h = supervisor
-    permit, claim, submitted = _submitted_with_claim(client, factory, _b5(document_photo_id="photo-1"))
+    permit, claim, submitted = _submitted_with_claim(client, factory, _b5(scan=True))
     assert submitted["review_level"] == "exempt" and submitted["number"] is None
     assert _decide(client, sup_h, permit.id, claim["id"], "accepted").status_code == 200
     row = db.session.get(PermitExemption, claim["id"])
@@ -212,3 +222,23 @@ def test_stored_determination_lists_claim_inputs(app, factory):
     db.session.commit()
     inputs = services.dump_permit(permit)["determination"]["inputs"]
     assert inputs["exemptions"] == [{"id": claim.id, "kind": "B2", "status": "claimed", "document_valid": False}]
+
+
+def test_the_scan_of_an_order_must_be_a_photo_of_this_permit_the_caller_sees(client, factory):
+    owner, headers = factory.as_role("applicant")
+    other, other_h = factory.as_role("applicant")
+    mine, theirs = factory.permit(owner, disturbed_area_sqft=30000), factory.permit(other, disturbed_area_sqft=30000)
+    their_scan = _scan(client, other_h, theirs.id)
+    for photo_id in (their_scan, "photo-1"):
+        body = assert_error(_claim(client, headers, mine.id, **_b5(document_photo_id=photo_id)), 422, "validation_error")
+        assert body["errors"] == {"document_photo_id": ["No such photo on this permit; upload it first."]}
+    assert db.session.scalar(select(func.count()).select_from(PermitExemption)) == 0
+    claim = _claim(client, headers, mine.id, **_b5())
+    assert claim.status_code == 201, claim.get_json()
+    r = client.patch(f"/api/v1/permits/{mine.id}/exemptions/{claim.get_json()['id']}", headers=headers,
+                     json={"document_photo_id": their_scan, "version": claim.get_json()["version"]})
+    assert_error(r, 422, "validation_error")
+    own_scan = _scan(client, headers, mine.id)
+    r = client.patch(f"/api/v1/permits/{mine.id}/exemptions/{claim.get_json()['id']}", headers=headers,
+                     json={"document_photo_id": own_scan, "version": claim.get_json()["version"]})
+    assert r.status_code == 200 and r.get_json()["document_photo_id"] == own_scan
