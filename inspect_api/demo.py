@@ -13,14 +13,14 @@ import secrets
 import shutil
 import threading
 import time
-from datetime import date, timedelta
+from datetime import date, datetime, time as day_time, timedelta, timezone
 from pathlib import Path
 
 import click
 import flask_migrate
 from werkzeug.serving import run_simple
 
-from . import create_app, seed
+from . import clock, create_app, seed
 from .auth.models import ROLES, User
 from .auth.passwords import password_problems
 from .auth.services import create_user
@@ -132,9 +132,26 @@ def _payload(row) -> dict:
             "luhppl_kind": luhppl, "description": f"{use} at {address}."}
 
 
+# Where work has commenced (40 days ago), the application was filed, reviewed and decided on days
+# before that: approval precedes commencement (R-A6, R-C2).
+DAYS_BEFORE_START = {"submitted": 30, "under_review": 25, "approved": 10, "issued": 10}
+
+
+def _dated(permit, to: str, day: date) -> None:
+    """Put the move just made (its event, and the permit's submission or decision time) on `day`."""
+    at = datetime.combine(day, day_time(10, 0), tzinfo=clock.town_zone()).astimezone(timezone.utc)
+    workflow.list_events(permit)[-1].at = at
+    if to == "submitted":
+        permit.submitted_at = at
+    elif to in ("approved", "issued"):
+        permit.decided_at = at
+    db.session.flush()
+
+
 def _walk(ctx: DemoContext, permit, target: str, applicant: User) -> None:
     supervisor = ctx.users["supervisor"]
     started = ctx.today - timedelta(days=40)
+    commences = "decided" in ROUTES[target]
     for step in ROUTES[target]:
         to = {"decided": "issued" if permit.review_level == "land_disturbance_permit" else "approved"}.get(step, step)
         actor = applicant if to in ("submitted", "withdrawn", "active", "work_complete") else supervisor
@@ -144,6 +161,8 @@ def _walk(ctx: DemoContext, permit, target: str, applicant: User) -> None:
             for claim in [c for c in permit.exemptions if c.status == "claimed"]:
                 exemptions.decide_exemption(supervisor, permit, claim, "accepted")
         workflow.transition(actor, permit, to, REASONS[to], on=on)
+        if commences and to in DAYS_BEFORE_START:
+            _dated(permit, to, started - timedelta(days=DAYS_BEFORE_START[to]))
         if to in ("approved", "issued"):
             for text in CONDITIONS[: 5 if to == "issued" else 3]:
                 parts.add_condition(supervisor, permit, text)

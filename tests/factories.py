@@ -11,6 +11,7 @@ from inspect_api.extensions import db
 
 PASSWORD = "correct horse battery"
 _counter = itertools.count(1)
+PLAN_TITLES = {"esc_plan": "Erosion and sedimentation control plan", "om_plan": "Operation and maintenance plan"}
 
 
 class Factory:
@@ -57,14 +58,31 @@ class Factory:
         body.update(overrides)
         return body
 
-    def permit(self, applicant: User | None = None, status: str = "draft", **overrides: Any):
+    def permit(self, applicant: User | None = None, status: str = "draft", plans: bool = False, **overrides: Any):
         """A permit created through the service layer, then moved to `status` directly (tests of the
-        transition rules themselves go through the API)."""
+        transition rules themselves go through the API). `plans=True` files the plans its decision
+        needs (see `plans`)."""
         from inspect_api.permits import services
         applicant = applicant or self.user("applicant")
         permit, _created = services.create_permit(applicant, self.permit_payload(**overrides))
+        if plans:
+            self.plans(permit)
         if status != "draft":
             services.force_status(permit, status)
+        db.session.commit()
+        return permit
+
+    def plans(self, permit, kinds: tuple[str, ...] | None = None):
+        """R-C1: the plans an approval or permit is decided on, recorded by name (a paper plan delivered
+        to the Town) by the permit's applicant: the ESC plan, and the O&M plan too for a land disturbance
+        permit (or the `kinds` given)."""
+        from inspect_api.permits import parts
+        if kinds is None:
+            kinds = ("esc_plan", "om_plan") if permit.review_level == "land_disturbance_permit" else ("esc_plan",)
+        author = db.session.get(User, permit.applicant_id)
+        for kind in kinds:
+            parts.add_document(author, permit, {"kind": kind, "filename": f"{kind.replace('_', '-')}.pdf",
+                                                "title": f"{PLAN_TITLES.get(kind, kind)} (paper copy)"})
         db.session.commit()
         return permit
 

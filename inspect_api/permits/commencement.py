@@ -10,7 +10,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Iterable
 
-from .. import audit
+from sqlalchemy import select
+
+from .. import audit, clock
 from ..auth.models import User
 from ..errors import Conflict, Forbidden
 from ..extensions import db
@@ -18,7 +20,7 @@ from ..questions import Question
 from ..records import bump
 from . import rules
 from .determination import review_level_today
-from .models import Permit
+from .models import Permit, PermitEvent
 
 
 # ---- security before the start (R-D1) ----------------------------------------------------------
@@ -50,6 +52,16 @@ def set_security_requirement(user: User, permit: Permit, amount: Decimal | None)
 
 
 # ---- what stands in the way of commencement -----------------------------------------------------
+def approval_day(permit: Permit) -> date | None:
+    """R-A6: the Town's calendar day the approval or permit was granted: the day of its decision, else
+    of its recorded move to approved or issued (a permit moved by hand); None when neither is known."""
+    at = permit.decided_at or db.session.scalar(
+        select(PermitEvent.at).where(PermitEvent.permit_id == permit.id,
+                                     PermitEvent.to_status.in_(("approved", "issued")))
+        .order_by(PermitEvent.at.desc()).limit(1))
+    return clock.local_date(at) if at is not None else None
+
+
 def commencement_refusal(permit: Permit, today: date, posted: Decimal | None = None) -> tuple[str, str] | None:
     """(error code, reason) why work may not be recorded as commenced, or None. `posted` is the
     security held, when already loaded with others (views.shown_all)."""

@@ -81,7 +81,12 @@ class PermitTransitions(MethodView):
     @blp.arguments(TransitionSchema)
     @blp.response(200, PermitSchema)
     @blp.alt_response(403, description="forbidden: the move exists but not for your role")
-    @blp.alt_response(409, description="invalid_transition: R-C2 has no such move from the current status")
+    @blp.alt_response(409, description="invalid_transition: R-C2 has no such move from the current status; "
+                                       "plans_missing: an approval or permit is decided on its plans (R-C1), "
+                                       "`errors.documents` names the kinds not on file; cease_and_desist, "
+                                       "approval_lapsed, security_required: work may not commence yet")
+    @blp.alt_response(422, description="before_approval (`errors.on`): work is not recorded as commenced on a "
+                                       "day before the approval or permit (R-A6)")
     def post(self, body, permit_id):
         """Move the permit along the status flow of R-C2 (submit, review, decide, commence, complete)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)

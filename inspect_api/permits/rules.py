@@ -183,6 +183,38 @@ LEVEL_NAMES = {"administrative_review": "an administrative land disturbance revi
                "land_disturbance_permit": "a land disturbance permit"}
 
 
+def commencement_day_problem(day: date, approved_on: date | None) -> str | None:
+    """R-A6, R-C2 (bylaw §C: "Approval or permit must be obtained prior to the commencement"): work is
+    not recorded as commenced on a day before the approval or permit was granted; the day of the
+    approval itself is allowed. `approved_on` is the Town's calendar day of the decision (None when
+    the record holds no decision day, so nothing bounds it)."""
+    if approved_on is None or day >= approved_on:
+        return None
+    return (f"Work cannot be recorded as commenced on {day.isoformat()}: the approval or permit was granted on "
+            f"{approved_on.isoformat()}, and it must be obtained before work commences (R-A6).")
+
+
+# ---- R-C1: a decision on the plan ----------------------------------------------------------------
+PLAN_KINDS = {"administrative_review": ("esc_plan",), "land_disturbance_permit": ("esc_plan", "om_plan")}
+PLAN_NAMES = {"esc_plan": "the erosion and sedimentation control plan (ESC plan)",
+              "om_plan": "the operation and maintenance plan (O&M plan)"}
+
+
+def missing_plans(review_level: str, document_kinds) -> list[str]:
+    """R-C1: the plans not on file that a decision at `review_level` rests on: an administrative review
+    its ESC plan, a land disturbance permit its ESC and O&M plans; an exempt project none. Any document
+    of the kind counts, an uploaded file or one recorded by name (a paper plan delivered to the Town)."""
+    have = set(document_kinds)
+    return [kind for kind in PLAN_KINDS.get(review_level, ()) if kind not in have]
+
+
+def plans_missing_message(review_level: str, missing: list[str]) -> str:
+    decision = "approved" if review_level == "administrative_review" else "issued"
+    names = " and ".join(PLAN_NAMES[kind] for kind in missing)
+    return (f"{LEVEL_NAMES[review_level][0].upper()}{LEVEL_NAMES[review_level][1:]} is {decision} on its plan: "
+            f"record {names} on file first (R-C1).")
+
+
 def approval_lapsed(status: str, review_level: str, number: str | None) -> bool:
     """R-A6: an approval that rested on an exemption (B5/B6, so it carries no ALDR/LDP number) whose
     order of conditions or Planning Board decision has since expired, leaving the project covered:

@@ -25,7 +25,7 @@ from . import rules
 from ..clock import today as local_today
 from .models import Permit, PermitEvent
 from .numbering import assign_number
-from .commencement import commencement_refusal
+from .commencement import approval_day, commencement_refusal
 from .determination import refresh_determination
 from .views import dump_permit
 
@@ -63,6 +63,15 @@ def _check_commencement(permit: Permit) -> None:
         raise Conflict(refusal[1], error=refusal[0])
 
 
+def _check_plans(permit: Permit) -> None:
+    """R-C1: the approval or permit is decided on its plans, so they must be on file (409 `plans_missing`,
+    naming the kinds in `errors.documents`)."""
+    missing = rules.missing_plans(permit.review_level, (d.kind for d in permit.documents))
+    if missing:
+        raise Conflict(rules.plans_missing_message(permit.review_level, missing), error="plans_missing",
+                       errors={"documents": missing})
+
+
 def _day_for(to: str, on: date | None, permit: Permit) -> date | None:
     if to not in DATED_MOVES:
         if on is not None:
@@ -71,6 +80,10 @@ def _day_for(to: str, on: date | None, permit: Permit) -> date | None:
     day = on or local_today()
     if day > local_today():
         raise ValidationFailed(errors={"on": ["The day cannot be in the future."]})
+    if to == "active":
+        problem = rules.commencement_day_problem(day, approval_day(permit))
+        if problem:
+            raise ValidationFailed(problem, error="before_approval", errors={"on": [problem]})
     if to == "work_complete" and permit.work_commenced_on and day < permit.work_commenced_on:
         raise ValidationFailed(errors={"on": [f"Work commenced on {permit.work_commenced_on}; it cannot be "
                                               "complete before that."]})
@@ -90,6 +103,8 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
                                      accepted_exemption=accepted)
     if not verdict.allowed:
         raise (Forbidden if verdict.error == "forbidden" else InvalidTransition)(verdict.message)
+    if to in ("approved", "issued"):
+        _check_plans(permit)
     day = _day_for(to, on, permit)
     if to == "active":
         _check_commencement(permit)

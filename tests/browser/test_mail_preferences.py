@@ -9,7 +9,7 @@ def test_switch_off_on_the_account_screen(live_server, new_context, factory, cli
     from tests.notifications.events_support import rows
     applicant = factory.user("applicant", email="ann@example.org")
     supervisor = factory.user("supervisor")
-    permit = factory.permit(applicant, disturbed_area_sqft=12000)
+    permit = factory.permit(applicant, disturbed_area_sqft=12000, plans=True)
     app_h, sup_h = factory.headers(applicant), factory.headers(supervisor)
     email, permit_id = applicant.email, permit.id
     release_db()

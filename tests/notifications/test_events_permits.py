@@ -58,7 +58,7 @@ def test_denial_is_required_and_carries_the_reason(client, factory, people):
 
 def test_issue_of_a_permit_tells_the_applicant(client, factory, people):
     applicant, app_h, _, sup_h = people
-    permit = factory.permit(applicant, disturbed_area_sqft=30000)
+    permit = factory.permit(applicant, disturbed_area_sqft=30000, plans=True)
     for headers, to in ((app_h, "submitted"), (sup_h, "under_review"), (sup_h, "issued")):
         assert _move(client, headers, permit.id, to).status_code == 200
     [message] = messages("application_decided")

@@ -63,7 +63,7 @@ def test_switched_off_event_skips_me_but_a_required_one_still_arrives(client, fa
     _, sup_h = factory.as_role("supervisor")
     assert client.put(URL, headers=app_h, json={"preferences": [
         {"event": "application_received", "enabled": False}]}).status_code == 200
-    permit = factory.permit(applicant, disturbed_area_sqft=12000)
+    permit = factory.permit(applicant, disturbed_area_sqft=12000, plans=True)
     for headers, to in ((app_h, "submitted"), (sup_h, "under_review"), (sup_h, "approved")):
         r = client.post(f"/api/v1/permits/{permit.id}/transitions", json={"to": to}, headers=headers)
         assert r.status_code == 200, r.get_json()

@@ -1,5 +1,5 @@
 """The status flow of R-C2: the full role x move matrix, guards, dates, events, numbers and close-out."""
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -37,7 +37,8 @@ def test_role_x_move_matrix(client, factory, role, from_status):
     wrong = []
     for to in STATUSES:
         move = (from_status, to)
-        permit = factory.permit(owner, status=from_status, disturbed_area_sqft=25000 if to == "issued" else 12000)
+        permit = factory.permit(owner, status=from_status, disturbed_area_sqft=25000 if to == "issued" else 12000,
+                                plans=True)
         version = permit.version
         r = client.post(f"/api/v1/permits/{permit.id}/transitions", json={"to": to, "reason": "matrix"},
                         headers=headers)
@@ -58,20 +59,26 @@ def _move(client, headers, permit_id, to, **extra):
     return client.post(f"/api/v1/permits/{permit_id}/transitions", json={"to": to, **extra}, headers=headers)
 
 
-def test_full_flow_records_events_and_dates(client, factory):
+def test_full_flow_records_events_and_dates(client, factory, town_clock):
     owner, owner_h = factory.as_role("applicant")
     sup, sup_h = factory.as_role("supervisor")
-    permit = factory.permit(owner)
+    town_clock.set(date(2026, 4, 28))
+    permit = factory.permit(owner, plans=True)
     year = local_today().year
+    town_clock.set(date(2026, 4, 29))
     r = _move(client, owner_h, permit.id, "submitted", reason="Plans attached")
     assert r.status_code == 200 and r.get_json()["number"] == f"ALDR-{year}-0001"
     assert r.get_json()["submitted_at"]
+    town_clock.set(date(2026, 4, 30))
     assert _move(client, sup_h, permit.id, "under_review").status_code == 200
+    town_clock.set(date(2026, 5, 1))
     r = _move(client, sup_h, permit.id, "approved", reason="Plan complies")
     assert r.status_code == 200 and r.get_json()["decided_at"]
+    town_clock.set(date(2026, 5, 4))  # work commenced the day before it was recorded, after the approval (R-A6)
     yesterday = local_today() - timedelta(days=1)
     r = _move(client, owner_h, permit.id, "active", on=yesterday.isoformat())
     assert r.get_json()["work_commenced_on"] == yesterday.isoformat()
+    town_clock.set(date(2026, 5, 5))
     r = _move(client, owner_h, permit.id, "work_complete")
     assert r.status_code == 200 and r.get_json()["work_completed_on"] == local_today().isoformat()
     events = client.get(f"/api/v1/permits/{permit.id}/events", headers=sup_h).get_json()
@@ -108,7 +115,7 @@ def test_close_permit_service(app, factory):
 def test_decision_must_fit_the_level(client, factory, supervisor):
     _, headers = supervisor
     aldr = factory.permit(status="under_review", disturbed_area_sqft=20000)
-    ldp = factory.permit(status="under_review", disturbed_area_sqft=20001)
+    ldp = factory.permit(status="under_review", disturbed_area_sqft=20001, plans=True)
     assert "Only a land disturbance permit" in assert_error(_move(client, headers, aldr.id, "issued"),
                                                             409, "invalid_transition")["message"]
     assert "Only an administrative review" in assert_error(_move(client, headers, ldp.id, "approved"),
