@@ -71,6 +71,24 @@ def recompute_determination(permit: Permit, today=None) -> bool:
     return True
 
 
+def recompute_project(permit: Permit, actor, reason: str) -> None:
+    """R-A7, R-A5: the project's total changed through `permit` (its area, or it was withdrawn or denied
+    and left the total), so every other linked application's determination follows, each change audited."""
+    if not permit.project_id:
+        return
+    db.session.flush()
+    for member in project_members(permit):
+        if member.id == permit.id:
+            continue
+        before = (member.review_level, member.number)
+        if recompute_determination(member):
+            bump(member)
+            audit.record("permit.determination", "permit", member.id,
+                         {"review_level": [before[0], member.review_level], "number": [before[1], member.number],
+                          "reason": reason}, actor=actor, permit_id=member.id)
+    db.session.flush()
+
+
 def _has_document_claims(permit: Permit) -> bool:
     return any(c.kind in rules.DOCUMENT_EXEMPTIONS and c.status != "rejected" for c in permit.exemptions)
 

@@ -30,7 +30,8 @@ from ..records import bump, check_version, existing_for_create
 from . import cases, rules
 from .access import assigned_permit_ids, get_visible_permit, visible_permits
 from ..clock import today as local_today
-from .determination import INPUT_COLUMNS, UNDER_REVIEW, project_members, recompute_determination, refresh_determination
+from .determination import (INPUT_COLUMNS, UNDER_REVIEW, recompute_determination, recompute_project,
+                            refresh_determination)
 from .models import Assignment, Permit
 from .numbering import assign_number
 from .views import dump_permit, shown, shown_all
@@ -210,8 +211,8 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     level_before = (permit.review_level, permit.number)
     if any(key in INPUT_COLUMNS for key in changes):
         recompute_determination(permit)
-        if permit.project_id and "disturbed_area_sqft" in changes:
-            _recompute_project(user, permit)
+        if "disturbed_area_sqft" in changes:
+            recompute_project(permit, user, "the disturbed area of a linked application changed (R-A7)")
     if (permit.review_level, permit.number) != level_before:
         changes["review_level"] = [level_before[0], permit.review_level]
         changes["number"] = [level_before[1], permit.number]
@@ -219,21 +220,6 @@ def update_permit(user: User, permit: Permit, data: dict[str, Any], expected_ver
     db.session.flush()
     audit.record("permit.update", "permit", permit.id, changes, actor=user, permit_id=permit.id)
     return permit
-
-
-def _recompute_project(user: User, permit: Permit) -> None:
-    """R-A7: the project's total changed, so every other linked application's determination follows."""
-    db.session.flush()
-    for member in project_members(permit):
-        if member.id == permit.id:
-            continue
-        before = (member.review_level, member.number)
-        if recompute_determination(member):
-            bump(member)
-            audit.record("permit.determination", "permit", member.id,
-                         {"review_level": [before[0], member.review_level], "number": [before[1], member.number],
-                          "reason": "the disturbed area of a linked application changed (R-A7)"},
-                         actor=user, permit_id=member.id)
 
 
 def force_status(permit: Permit, status: str) -> None:

@@ -26,7 +26,7 @@ from ..clock import today as local_today
 from .models import Permit, PermitEvent
 from .numbering import assign_number
 from .commencement import approval_day, commencement_refusal
-from .determination import refresh_determination
+from .determination import recompute_project, refresh_determination
 from .views import dump_permit
 
 DATED_MOVES = {"active": "work_commenced_on", "work_complete": "work_completed_on"}
@@ -118,6 +118,9 @@ def transition(user: User, permit: Permit, to: str, reason: str | None = None, *
         setattr(permit, DATED_MOVES[to], day)
         extra[DATED_MOVES[to]] = day
     moved = _move(permit, user, to, reason, extra)
+    if to in ("withdrawn", "denied"):
+        # R-A7: a part that ends disturbs nothing; what is left of the project is determined without it.
+        recompute_project(moved, user, f"a linked application was {to} and left the project's total (R-A7)")
     signals.permit_moved.send(moved, to=to, reason=reason, actor=user)  # received, or decided (R-C2)
     return moved
 
