@@ -46,7 +46,8 @@ class BondItem(MethodView):
     @roles_required("supervisor")
     @blp.arguments(BondUpdateSchema)
     @blp.response(200, BondSchema)
-    @blp.alt_response(409, description="`version_conflict`, `amount_below_released` or `phase_already_released`")
+    @blp.alt_response(409, description="`version_conflict`, `amount_below_released`, `release_reaches_amount` "
+                                       "(down to what was released, before R-D3 holds) or `phase_already_released`")
     def patch(self, body, bond_id):
         """Correct a bond (If-Match or version); never below what was released (supervisor)"""
         bond = services.get_bond(current_user, bond_id)
@@ -59,7 +60,9 @@ class BondItem(MethodView):
 @blp.response(201, BondSchema, description="The bond, with the new release in `releases`")
 @blp.alt_response(200, schema=BondSchema, description="The same release id again: the bond, unchanged")
 @blp.alt_response(409, description="`phase_not_complete`, `phase_already_released`, `exceeds_bond_amount`, "
-                                   "`certificate_required` or `already_released`")
+                                   "`release_reaches_amount` (a phase release reaching the amount before R-D3 "
+                                   "holds: the rest is released with the certificate), `certificate_required` "
+                                   "or `already_released`")
 def release(body, bond_id):
     """Release a phase's share (partial, R-D2) or the rest after the certificate of completion (full, R-D3)"""
     made, created = services.release_bond(current_user, bond_id, body)

@@ -54,19 +54,27 @@ def allocation_problems(amount: Decimal, phases: Iterable[tuple[str, Decimal]]) 
     return errors
 
 
-def amount_problem(new_amount: Decimal, released: Decimal) -> Problem | None:
-    """The amount may be corrected, but never below what has already been released (R-D2)."""
+def amount_problem(new_amount: Decimal, released: Decimal, *, full_release_allowed: bool) -> Problem | None:
+    """The amount may be corrected, but never below what has already been released, and (until R-D3
+    holds) never down to it: that would make the phase releases a full release (R-D2)."""
     if new_amount < released:
         return Problem("amount_below_released",
                        f"{released} has already been released; the amount cannot be less.", "amount")
+    if not full_release_allowed and released > ZERO and new_amount <= released:
+        return Problem("release_reaches_amount",
+                       f"{released} has already been released: an amount of {new_amount} would release the whole "
+                       "bond before the certificate of completion; the rest is released with the certificate of "
+                       "completion (R-D2, R-D3).", "amount")
     return None
 
 
 def partial_release_problem(*, phase_on_bond: bool, phase_share: Decimal | None, completed_in_compliance: bool,
                             completed_on: date | None, already_released: bool, amount: Decimal,
-                            bond_amount: Decimal, released: Decimal, released_on: date) -> Problem | None:
+                            bond_amount: Decimal, released: Decimal, released_on: date,
+                            full_release_allowed: bool) -> Problem | None:
     """R-D2: part of the bond is released as a phase completes in compliance, once per phase, never past
-    the phase's share nor, summed, past the bond amount."""
+    the phase's share nor, summed, past the bond amount; and until R-D3 holds (`full_release_allowed`)
+    the sum stays below the amount: phase releases cannot add up to a full release."""
     if not phase_on_bond:
         return invalid("The bond holds no share for this phase.", "phase_id")
     if not completed_in_compliance:
@@ -83,16 +91,40 @@ def partial_release_problem(*, phase_on_bond: bool, phase_share: Decimal | None,
         return Problem("exceeds_bond_amount",
                        f"Releasing {amount} would bring the total released to {released + amount}, more than "
                        f"the bond amount of {bond_amount} (R-D2).")
+    if not full_release_allowed and released + amount >= bond_amount:
+        return Problem("release_reaches_amount",
+                       f"Releasing {amount} would bring the total released to the whole bond amount of "
+                       f"{bond_amount} before the certificate of completion; at most {bond_amount - released - CENT} "
+                       f"may be released for this phase now, and the rest is released with the certificate of "
+                       "completion (R-D2, R-D3).")
     return None
 
 
-def full_release_problem(*, certificate_issued: bool, bond_amount: Decimal, released: Decimal,
-                         amount: Decimal | None) -> Problem | None:
-    """R-D3: the remainder is released only after the final report (or completion notice) is accepted and
-    the certificate of completion issued."""
+BASIS_WORDS = {"completion_notice": "the completion notice is accepted",
+               "final_report": "the final report is accepted"}
+
+
+def full_release_missing(*, closeout_kind: str | None, basis_accepted: bool, certificate_issued: bool) -> list[str]:
+    """R-D3: what the full release still waits for, in words (empty once it holds). The SA has the final
+    report (R-F2) or, for an administrative review, the completion notice that stands in its place
+    (R-F1), accepted, and has issued the certificate of completion."""
+    missing = []
+    if not basis_accepted:
+        missing.append(BASIS_WORDS.get(closeout_kind or "", "the completion notice or final report is accepted"))
     if not certificate_issued:
+        missing.append("the certificate of completion is issued")
+    return missing
+
+
+def full_release_problem(*, closeout_kind: str | None, basis_accepted: bool, certificate_issued: bool,
+                         bond_amount: Decimal, released: Decimal, amount: Decimal | None) -> Problem | None:
+    """R-D3: the remainder is released only after the final report (for an administrative review, the
+    completion notice) is accepted and the certificate of completion issued."""
+    missing = full_release_missing(closeout_kind=closeout_kind, basis_accepted=basis_accepted,
+                                   certificate_issued=certificate_issued)
+    if missing:
         return Problem("certificate_required",
-                       "The bond cannot be fully released before the certificate of completion is issued (R-D3).")
+                       "The bond cannot be fully released until " + " and ".join(missing) + " (R-D3).")
     remaining = bond_amount - released
     if remaining <= ZERO:
         return Problem("already_released", "Nothing of this bond remains to be released.")

@@ -16,13 +16,14 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from .. import audit, signals
 from ..auth.permissions import current_device_id
-from ..completion.certificates import certificate_for_permit
+from ..completion.certificates import certificate_for_permit, closeout_basis
+from ..completion.rules import closeout_kind
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_list, page_query
 from ..permits.access import get_visible_permit, visible_permit_ids
 from ..clock import today as local_today
-from ..permits.models import PermitPhase
+from ..permits.models import Permit, PermitPhase
 from ..records import check_version, existing_for_create
 from . import rules
 from .models import Bond, BondPhase, BondRelease
@@ -119,7 +120,8 @@ def update_bond(user, record: Bond, data: dict[str, Any], expected_version: int 
     check_version(bond, expected_version, dump_bond)
     before = _content(bond)
     amount = data.get("amount", bond.amount)
-    problem = rules.amount_problem(rules.money(amount), rules.money(bond.released_amount))
+    problem = rules.amount_problem(rules.money(amount), rules.money(bond.released_amount),
+                                   full_release_allowed=_full_release_allowed(bond.permit_id))
     if problem:
         _raise(problem)
     if "phases" in data or "amount" in data:
@@ -146,8 +148,18 @@ def update_bond(user, record: Bond, data: dict[str, Any], expected_version: int 
     return bond
 
 
-def _certificate_issued(permit_id: str) -> bool:
-    return certificate_for_permit(permit_id) is not None
+def _completion(permit_id: str) -> dict[str, Any]:
+    """The facts R-D3 rests on: the record the permit closes with (the completion notice of an
+    administrative review stands for the final report), whether it is accepted, and the certificate."""
+    permit = db.session.get(Permit, permit_id)
+    basis = closeout_basis(permit)
+    return {"closeout_kind": closeout_kind(permit.review_level),
+            "basis_accepted": basis is not None and basis.status == "accepted",
+            "certificate_issued": certificate_for_permit(permit_id) is not None}
+
+
+def _full_release_allowed(permit_id: str) -> bool:
+    return not rules.full_release_missing(**_completion(permit_id))
 
 
 def _check_release(bond: Bond, data: dict[str, Any], released_on: date) -> tuple[Decimal, str | None]:
@@ -157,8 +169,8 @@ def _check_release(bond: Bond, data: dict[str, Any], released_on: date) -> tuple
     if problem:
         _raise(problem)
     if data["kind"] == "full":
-        problem = rules.full_release_problem(certificate_issued=_certificate_issued(bond.permit_id),
-                                             bond_amount=bond_amount, released=released, amount=data.get("amount"))
+        problem = rules.full_release_problem(**_completion(bond.permit_id), bond_amount=bond_amount,
+                                             released=released, amount=data.get("amount"))
         if problem:
             _raise(problem)
         return bond_amount - released, None
@@ -173,7 +185,8 @@ def _check_release(bond: Bond, data: dict[str, Any], released_on: date) -> tuple
         completed_in_compliance=bool(phase and phase.completed_in_compliance),
         completed_on=phase.completed_on if phase else None,
         already_released=any(r.phase_id == phase_id for r in bond.releases),
-        amount=amount, bond_amount=bond_amount, released=released, released_on=released_on)
+        amount=amount, bond_amount=bond_amount, released=released, released_on=released_on,
+        full_release_allowed=_full_release_allowed(bond.permit_id))
     if problem:
         _raise(problem)
     return amount, phase_id

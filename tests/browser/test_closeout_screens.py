@@ -77,11 +77,11 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     release_db()
     assert after["released_amount"] == "3000.00" and after["status"] == "partially_released"
 
-    # Full release before a certificate: the server's reason is shown in plain words.
-    page.locator(f"[data-bond='{bond_id}']").get_by_role("button", name="Full release").click()
-    confirm(page, "$7,000.00")
-    page.locator("main .banner.error").wait_for()
-    assert page.locator("main .banner.error").inner_text().strip() != ""
+    # Full release before the final report and certificate (R-D3): the app says why before anyone tries.
+    full = page.locator(f"[data-bond='{bond_id}']").get_by_role("button", name="Full release")
+    assert full.is_disabled()
+    why = page.locator(f"#why-full-{bond_id}").inner_text()
+    assert "released with the certificate of completion" in why and "the final report is accepted" in why
 
     # An order: the form says what is missing, then the server numbers the order.
     page.get_by_role("button", name="Issue order").click()

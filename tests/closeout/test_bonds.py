@@ -119,8 +119,10 @@ def test_patch_with_versions_and_never_below_released(factory, client, closeout)
     r = client.patch(url, json={"phases": [], "version": 5}, headers=sup)
     assert r.status_code == 409 and r.get_json()["error"] == "phase_already_released"
     r = client.patch(url, json={"amount": "3000", "version": 5}, headers=sup)
-    assert r.status_code == 200 and r.get_json()["remaining_amount"] == "0.00"
-    assert r.get_json()["status"] == "released"
+    assert r.status_code == 409 and r.get_json()["error"] == "release_reaches_amount"  # R-D2: no certificate yet
+    r = client.patch(url, json={"amount": "3000.01", "version": 5}, headers=sup)
+    assert r.status_code == 200 and r.get_json()["remaining_amount"] == "0.01"
+    assert r.get_json()["status"] == "partially_released"
 
 
 def test_partial_release_only_for_a_phase_complete_in_compliance(factory, client, closeout):
@@ -206,7 +208,7 @@ def test_release_rules_sum_never_exceeds_amount():
     """R-D2, pure: the last cent fits, one more does not."""
     common = dict(phase_on_bond=True, phase_share=Decimal("100.00"), completed_in_compliance=True,
                   completed_on=None, already_released=False, bond_amount=Decimal("1000.00"),
-                  released_on=local_today())
+                  released_on=local_today(), full_release_allowed=True)
     assert rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("900.00"), **common) is None
     problem = rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("900.01"), **common)
     assert problem.error == "exceeds_bond_amount" and problem.state and problem.field is None
@@ -215,12 +217,101 @@ def test_release_rules_sum_never_exceeds_amount():
     assert rules.bond_status(Decimal("10"), Decimal("0")) == "held"
     assert rules.bond_status(Decimal("10"), Decimal("9.99")) == "partially_released"
     assert rules.bond_status(Decimal("10"), Decimal("10")) == "released"
-    assert rules.full_release_problem(certificate_issued=True, bond_amount=Decimal("10"), released=Decimal("10"),
+    assert rules.full_release_problem(closeout_kind="final_report", basis_accepted=True, certificate_issued=True,
+                                      bond_amount=Decimal("10"), released=Decimal("10"),
                                       amount=None).error == "already_released"
 
 
 def test_bond_rules_carry_no_http_status():
     """Rules say what is wrong and whether the state or the request is at fault; HTTP is the service's."""
-    problem = rules.amount_problem(Decimal("5.00"), Decimal("10.00"))
+    problem = rules.amount_problem(Decimal("5.00"), Decimal("10.00"), full_release_allowed=True)
     assert not hasattr(problem, "status")
     assert (problem.error, problem.field, problem.state) == ("amount_below_released", "amount", True)
+
+
+def _five_thousand_in_two_phases(client, sup, closeout, level="permit", status="active", applicant=None):
+    permit = closeout.permit(level, status=status, applicant=applicant)
+    p1, p2 = closeout.phase(permit, 1, in_compliance=True), closeout.phase(permit, 2, in_compliance=True)
+    bond = _bond(client, sup, permit, amount="5000", phases=[{"phase_id": p1.id, "amount": "2000"},
+                                                           {"phase_id": p2.id, "amount": "3000"}]).get_json()
+    return permit, p1, p2, bond
+
+
+def test_phase_releases_stop_short_of_the_amount_before_the_certificate(factory, client, closeout):
+    """R-D2: until R-D3 holds, the phase release that would reach the full amount is refused; one a cent
+    short of it is released."""
+    _, sup = factory.as_role("supervisor")
+    _, p1, p2, bond = _five_thousand_in_two_phases(client, sup, closeout)
+    assert _release(client, sup, bond["id"], kind="partial", phase_id=p1.id).status_code == 201
+    r = _release(client, sup, bond["id"], kind="partial", phase_id=p2.id)
+    assert r.status_code == 409, r.get_json()
+    body = r.get_json()
+    assert body["error"] == "release_reaches_amount" and body["code"] == 409
+    assert "released with the certificate of completion" in body["message"]
+    assert "3000.00" in body["message"]
+    after = client.get(f"/api/v1/bonds/{bond['id']}", headers=sup).get_json()
+    assert (after["released_amount"], after["remaining_amount"], after["status"]) == (
+        "2000.00", "3000.00", "partially_released")
+    r = _release(client, sup, bond["id"], kind="partial", phase_id=p2.id, amount="2999.99")
+    assert r.status_code == 201, r.get_json()
+    assert (r.get_json()["remaining_amount"], r.get_json()["status"]) == ("0.01", "partially_released")
+
+
+def test_lowering_the_amount_to_what_was_released_is_refused_before_the_certificate(factory, client, closeout):
+    """R-D2: a smaller amount must not turn the phase releases into a full release."""
+    _, sup = factory.as_role("supervisor")
+    _, p1, _, bond = _five_thousand_in_two_phases(client, sup, closeout)
+    bond = _release(client, sup, bond["id"], kind="partial", phase_id=p1.id).get_json()
+    url = f"/api/v1/bonds/{bond['id']}"
+    r = client.patch(url, json={"amount": "2000", "phases": [{"phase_id": p1.id, "amount": "2000"}],
+                                "version": bond["version"]}, headers=sup)
+    assert r.status_code == 409, r.get_json()
+    assert r.get_json()["error"] == "release_reaches_amount" and "amount" in r.get_json()["errors"]
+    assert "released with the certificate of completion" in r.get_json()["message"]
+    r = client.patch(url, json={"amount": "2000.01", "phases": [{"phase_id": p1.id, "amount": "2000"}],
+                                "version": bond["version"]}, headers=sup)
+    assert r.status_code == 200, r.get_json()
+    assert (r.get_json()["remaining_amount"], r.get_json()["status"]) == ("0.01", "partially_released")
+
+
+def test_after_the_report_and_certificate_the_last_phase_may_release_the_rest(factory, client, closeout):
+    """R-D3 for a permit: accepted final report and certificate; then the phases may add up to the amount."""
+    applicant, headers = factory.as_role("applicant")
+    _, sup = factory.as_role("supervisor")
+    permit, p1, p2, bond = _five_thousand_in_two_phases(client, sup, closeout, status="work_complete",
+                                                        applicant=applicant)
+    assert _release(client, sup, bond["id"], kind="partial", phase_id=p1.id).status_code == 201
+    closeout.accepted_report(permit, headers, sup)
+    r = _release(client, sup, bond["id"], kind="partial", phase_id=p2.id)
+    assert r.status_code == 409 and r.get_json()["error"] == "release_reaches_amount"  # accepted, no certificate
+    closeout.certificate(permit, sup)
+    r = _release(client, sup, bond["id"], kind="partial", phase_id=p2.id)
+    assert r.status_code == 201, r.get_json()
+    assert (r.get_json()["remaining_amount"], r.get_json()["status"]) == ("0.00", "released")
+
+
+def test_full_release_needs_the_accepted_basis_and_the_certificate():
+    """R-D3, pure: for an administrative review the accepted notice stands for the final report; a
+    certificate alone (its basis not accepted) does not unlock the rest."""
+    common = dict(bond_amount=Decimal("10"), released=Decimal("4"), amount=None)
+    assert rules.full_release_problem(closeout_kind="completion_notice", basis_accepted=True,
+                                      certificate_issued=True, **common) is None
+    assert rules.full_release_problem(closeout_kind="final_report", basis_accepted=True,
+                                      certificate_issued=True, **common) is None
+    notice = rules.full_release_problem(closeout_kind="completion_notice", basis_accepted=False,
+                                        certificate_issued=True, **common)
+    assert notice.error == "certificate_required" and "completion notice" in notice.message
+    report = rules.full_release_problem(closeout_kind="final_report", basis_accepted=True,
+                                        certificate_issued=False, **common)
+    assert report.error == "certificate_required" and "certificate of completion" in report.message
+    share = dict(phase_on_bond=True, phase_share=Decimal("100.00"), completed_in_compliance=True, completed_on=None,
+                 already_released=False, bond_amount=Decimal("1000.00"), released_on=local_today())
+    last = rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("900.00"),
+                                         full_release_allowed=False, **share)
+    assert last.error == "release_reaches_amount" and last.state
+    assert rules.partial_release_problem(amount=Decimal("100.00"), released=Decimal("899.99"),
+                                         full_release_allowed=False, **share) is None
+    assert rules.amount_problem(Decimal("900.00"), Decimal("900.00"), full_release_allowed=False).error == \
+        "release_reaches_amount"
+    assert rules.amount_problem(Decimal("900.01"), Decimal("900.00"), full_release_allowed=False) is None
+    assert rules.amount_problem(Decimal("900.00"), Decimal("900.00"), full_release_allowed=True) is None

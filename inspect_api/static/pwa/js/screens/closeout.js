@@ -215,7 +215,22 @@ function phaseCompletion(permitId, p, run) {
     h("div.actions", h("button", { type: "button", onclick: record }, `Record phase ${p.phase_number || ""} complete`)));
 }
 
-function bondCard(bond, run, permit) {
+// R-D3: the rest of a bond waits for the accepted completion notice (administrative review) or final
+// report (permit) and the certificate; until then the phase releases stay below the amount (R-D2).
+// The words, or null once the full release is open.
+export function fullReleaseWaits(data) {
+  const notice = data.permit.review_level === "administrative_review";
+  const missing = [];
+  if (!(notice ? data.notices : data.reports).some((r) => r.status === "accepted")) {
+    missing.push(notice ? "the completion notice is accepted" : "the final report is accepted");
+  }
+  if (!data.certificate) missing.push("the certificate of completion is issued");
+  return missing.length ? `The rest is released with the certificate of completion, once ${missing.join(" and ")} (R-D3).` : null;
+}
+
+const cents = (value) => Math.round(Number(value || 0) * 100);
+
+function bondCard(bond, run, permit, waits) {
   const release = (body, words) => async (e) => {
     const button = e.currentTarget;
     if (!(await confirmAction({ title: `Release ${money(words.amount)}?`, confirm: `Release ${money(words.amount)}`,
@@ -231,11 +246,17 @@ function bondCard(bond, run, permit) {
       h("div.split", h("span.label", `${phaseName(p)} · ${money(p.amount)}`),
         p.released ? h("span.chip.good", "Released") : p.completed_in_compliance ? h("span.chip.warn", "Complete in compliance")
           : p.completed_on ? h("span.chip.bad", "Complete, not in compliance") : h("span.chip.info", "Not complete")),
-      !p.released && p.completed_in_compliance ? h("div.actions", h("button.primary", { type: "button",
-        onclick: release({ kind: "partial", phase_id: p.phase_id }, { amount: p.amount, what: phaseName(p) }) },
-        `Release phase ${p.phase_number || ""}`)) : null,
+      !p.released && p.completed_in_compliance ? (waits && cents(bond.released_amount) + cents(p.amount) >= cents(bond.amount)
+        ? [h("p.hint", { id: `why-${bond.id}-${p.phase_id}` }, `Releasing this phase would release the whole bond. ${waits}`),
+          h("div.actions", h("button.primary", { type: "button", disabled: true, "aria-describedby": `why-${bond.id}-${p.phase_id}` },
+            `Release phase ${p.phase_number || ""}`))]
+        : h("div.actions", h("button.primary", { type: "button",
+          onclick: release({ kind: "partial", phase_id: p.phase_id }, { amount: p.amount, what: phaseName(p) }) },
+        `Release phase ${p.phase_number || ""}`))) : null,
       !p.released && !p.completed_on && bond.status !== "released" ? phaseCompletion(permit.id, p, run) : null))) : null,
-    bond.status !== "released" ? h("div.actions", h("button", { type: "button",
+    bond.status !== "released" && waits ? [h("p.hint", { id: `why-full-${bond.id}` }, waits),
+      h("div.actions", h("button", { type: "button", disabled: true, "aria-describedby": `why-full-${bond.id}` }, "Full release"))] : null,
+    bond.status !== "released" && !waits ? h("div.actions", h("button", { type: "button",
       onclick: release({ kind: "full" }, { amount: bond.remaining_amount, what: "Everything that remains" }) }, "Full release")) : null);
 }
 
@@ -291,7 +312,7 @@ export async function closeoutScreen(main, { id }) {
       data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run, urls)),
       data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls)),
       certificateCard(data, run, urls),
-      data.bonds.map((b) => bondCard(b, run, permit)),
+      data.bonds.map((b) => bondCard(b, run, permit, fullReleaseWaits(data))),
       ordersCard(data, run));
   };
   mount(main, h("h1", "Close-out"), h("p.loading", "Loading…"));
