@@ -31,6 +31,14 @@ def disturbance_without_approval(disturbance_observed: bool, review_level: str |
     return bool(disturbance_observed) and unapproved_work(review_level, permit_status)
 
 
+def disturbance_after_lapse(disturbance_observed: bool, lapsed: bool, visit_day: date,
+                            last_valid: date | None) -> bool:
+    """R-A6: disturbance seen after the exemption an approval rested on lapsed (B5/B6: the day after the
+    order or decision's last valid day) is work without approval, whether work had commenced while it
+    was valid or not; seen on or before that day, the approval covered it."""
+    return bool(disturbance_observed) and lapsed and (last_valid is None or visit_day > last_valid)
+
+
 def checklist_errors(template_items: list[dict[str, Any]], answers: list[dict[str, Any]]) -> dict[Any, Any]:
     """Field errors of checklist answers against the template version they answer (R-I3), keyed like
     marshmallow's ({index: {field: [message]}}); empty when valid. Items the response leaves out are

@@ -23,7 +23,8 @@ from ..errors import Conflict, Forbidden, InvalidTransition, ValidationFailed
 from ..extensions import db
 from ..permits.access import check_field_work
 from ..permits.models import Permit, PermitEvent
-from ..permits.rules import COVERED_LEVELS
+from ..permits.determination import review_level_today
+from ..permits.rules import approval_lapsed
 from ..questions import Question
 from ..records import bump, check_version
 from . import findings as finding_ops
@@ -131,15 +132,19 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
             "description": rules.deficiency_description(item, answer), "needs_new_control": new_control,
             "required_action": rules.deficiency_action(item, new_control), "severity": answer.get("severity"),
             "photo_ids": list(answer.get("photo_ids") or [])}
+    # R-A6, R-B1: the review the project needs as it stands today: an order of conditions or decision
+    # that expired since the permit last changed has voided the exemption the approval rested on.
+    level = review_level_today(permit)
     status = _permit_status_at(permit, record.started_at)
-    if rules.disturbance_without_approval(record.disturbance_observed, permit.review_level, status):
+    if rules.disturbance_without_approval(record.disturbance_observed, level, status):
         wanted[WITHOUT_APPROVAL] = {
             "description": f"Land disturbance observed while the project's status was {status.replace('_', ' ')}: "
                            "no approval or permit is in force (bylaw §A, §C; R-A6).",
             "needs_new_control": False, "severity": "high", "photo_ids": [],
             "required_action": "Stop land-disturbing activity and stabilize the site until the approval or permit "
                                "is issued."}
-    elif record.disturbance_observed and _lapsed_at(permit, record):
+    elif rules.disturbance_after_lapse(record.disturbance_observed, _lapsed_at(permit, level),
+                                       clock.local_date(record.started_at), _last_valid_day(permit)):
         wanted[WITHOUT_APPROVAL] = {
             "description": "Land disturbance observed after the exemption the approval rested on lapsed "
                            "before the visit: no approval or permit covers the work (bylaw §A, §C; R-A6).",
@@ -157,15 +162,14 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
     return wanted
 
 
-def _lapsed_at(permit: Permit, record: Inspection) -> bool:
-    """R-A6: the visit came after the exemption under an approval lapsed (its last valid day passed)."""
-    if permit.number is not None or permit.review_level not in COVERED_LEVELS:
-        return False
-    if permit.status not in ("approved", "active", "work_complete"):
-        return False
-    last_valid = max((e.expires_on for e in permit.exemptions if e.status == "accepted" and e.expires_on),
-                     default=None)
-    return last_valid is None or clock.local_date(record.started_at) > last_valid
+def _lapsed_at(permit: Permit, level: str) -> bool:
+    """R-A6: the approval rested on an exemption that has since lapsed (judged on today's level)."""
+    return approval_lapsed(permit.status, level, permit.number)
+
+
+def _last_valid_day(permit: Permit):
+    """The last day the accepted order of conditions or decision under the approval was valid."""
+    return max((e.expires_on for e in permit.exemptions if e.status == "accepted" and e.expires_on), default=None)
 
 
 def _cease_and_desist_orders(permit: Permit, record: Inspection) -> list[str]:
