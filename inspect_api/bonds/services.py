@@ -312,7 +312,10 @@ def bond_phases_awaiting_release(user=None) -> list[dict[str, Any]]:
         query = query.where(Bond.permit_id.in_(visible_permit_ids(user)))
     rows = [{"bond_id": bond.id, "permit_id": bond.permit_id, "phase_id": phase.id, "phase_number": phase.number,
              "phase_name": phase.name, "amount": rules.money(share.amount), "completed_on": phase.completed_on}
-            for share, bond, phase in db.session.execute(query)]
+            for share, bond, phase in db.session.execute(query)
+            # R-D2: a share that would release the whole bond waits for R-D3 (then listed as a full release).
+            if rules.money(bond.released_amount) + rules.money(share.amount) < rules.money(bond.amount)
+            or _full_release_allowed(bond.permit_id)]
     return sorted(rows, key=lambda r: (r["completed_on"] or date.min, r["permit_id"], r["phase_number"] or 0))
 
 

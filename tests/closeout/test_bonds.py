@@ -315,3 +315,12 @@ def test_full_release_needs_the_accepted_basis_and_the_certificate():
         "release_reaches_amount"
     assert rules.amount_problem(Decimal("900.01"), Decimal("900.00"), full_release_allowed=False) is None
     assert rules.amount_problem(Decimal("900.00"), Decimal("900.00"), full_release_allowed=True) is None
+
+
+def test_a_share_that_would_release_the_whole_bond_is_not_listed_as_waiting(factory, client, closeout):
+    """R-D2: the last phase's share waits for the certificate, so no deadline asks for it before."""
+    _, sup = factory.as_role("supervisor")
+    _, p1, p2, bond = _five_thousand_in_two_phases(client, sup, closeout)
+    assert [r["phase_id"] for r in bond_phases_awaiting_release()] == [p1.id, p2.id]
+    assert _release(client, sup, bond["id"], kind="partial", phase_id=p1.id).status_code == 201
+    assert bond_phases_awaiting_release() == []
