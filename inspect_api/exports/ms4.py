@@ -5,7 +5,8 @@ Each count says what it counts: reviews received are submissions recorded in the
 (R-C2), reviews decided are approvals, issues and denials in that history; inspections are counted by the
 day they started, once recorded (submitted, approved or returned: never a draft); orders by the day
 issued; citations by the day written; findings by the day observed and the day verified fixed (or closed); the inspection program's obligations by the Town day they fell due,
-as due, done on time, done late, or past due and not done. Both ends of the range are included, in Fairhaven calendar days.
+as due, done on time, done late, or past due and not done, and of those not done the ones missed (that can no longer be done:
+a pre-construction inspection once work has commenced). Both ends of the range are included, in Fairhaven calendar days.
 """
 from __future__ import annotations
 
@@ -80,7 +81,8 @@ def _findings(user, start: date, end: date) -> dict[str, Any]:
 
 
 def _inspection_program(user, start: date, end: date) -> list[dict[str, Any]]:
-    """Inspections due, done on time and done late per kind and month of the due day (R-I1 program)."""
+    """Inspections due, done on time, done late, not done and missed per kind and month of the due day (R-I1
+    program)."""
     return month_counts(select(Permit).where(Permit.id.in_(visible_permit_ids(user))), start, end)
 
 

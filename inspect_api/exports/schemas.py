@@ -64,6 +64,9 @@ class InspectionProgramCountSchema(Schema):
     on_time = fields.Integer()
     late = fields.Integer()
     not_done = fields.Integer(metadata={"description": "Past due and not done"})
+    missed = fields.Integer(metadata={"description": "Of those not done, the ones that can no longer be done: a "
+                                                     "pre-construction inspection once work has commenced, a "
+                                                     "construction-phase one once work is complete"})
 
 
 class Ms4ReportSchema(Schema):

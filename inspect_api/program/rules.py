@@ -1,27 +1,47 @@
 """The inspection program (R-I1 kinds, R-I4 findings) as pure functions: which inspections a site owes,
 by when, and whether a recorded inspection met each. No database, no Flask: plain data in, plain data out.
 
-What a site owes (decisions where the bylaw is silent are in the README, "Inspection program"):
+What a site owes, and what satisfies each (decisions where the bylaw is silent are in the README,
+"Inspection program"):
 - pre_construction: before work commences. Until work is recorded as commenced the obligation has no
-  deadline (it is listed, never overdue); once commenced without one, it was due by the end of the
-  commencement day.
+  deadline (it is listed, never overdue); once commenced, it is due by the end of the commencement day.
+  Met by a pre-construction, post-installation, routine or storm-event inspection started no later than
+  that: each walks the site before the disturbance. After that it can no longer happen: an unmet one is
+  MISSED (not listed, counted as missed for the MS4 report), never overdue.
 - post_installation: once perimeter controls are reported in, which is the earlier of the applicant's
   post-installation request and the commencement of work (R-I1: controls go in before grading, so a site
-  that has commenced has reported them in); due `response_days` calendar days after that day.
+  that has commenced has reported them in); due `response_days` calendar days after that day. Met by a
+  post-installation inspection (whenever made: it is itself the sign the controls are in) or by a
+  routine, storm-event or final inspection made once controls were reported in (each checks the
+  perimeter controls as installed, R-I3 default checklist).
 - routine: every `routine_days` days while the site is active: due by the end of the N-th day after
-  commencement, then after each routine inspection recorded.
+  commencement, then after the last inspection that met the one before. Met by a routine, storm-event,
+  post-installation or final inspection (each walks every control on the site), so the count restarts
+  from whichever of those was made last within the interval (or from the late one that met it).
 - storm_event: within `storm_window_hours` of the end of each storm of at least `storm_threshold_inches`
   that ended while the site was active (from the start of the commencement day to the end of the
-  completion day, Town time).
-- follow_up: by the end of each open finding's due day (R-I4); met by a follow-up inspection that names
-  the finding among those it verifies.
-- final: once work is reported complete, due `response_days` calendar days after the completion day.
+  completion day, Town time). Met by a storm-event, routine, post-installation or final inspection
+  started at or after the storm ended.
+- follow_up: by the end of each open finding's due day (R-I4); met only by a follow-up inspection that
+  names the finding among those it verifies.
+- final: once work is reported complete, due `response_days` calendar days after the completion day;
+  met only by a final inspection (the one that finds the site stabilized, before controls come out).
 - requests: an applicant's request is owed by the end of its earliest preferred day, or `response_days`
-  after the day it was made when it names none.
+  after the day it was made when it names none; met by an inspection made after it that meets an
+  obligation of the requested kind (a re-inspection by a follow-up).
+A follow-up verifies corrective actions and a complaint inspection answers a complaint: neither walks the
+whole site, so neither meets anything but its own.
 
-A recorded inspection meets an obligation when it is of the obligation's kind and started at or after
-the moment the obligation opened; it is late when it started after the due time (to the second). One
-inspection may meet several obligations (a visit after two storms answers both).
+The construction-phase obligations (post_installation, routine, storm_event) of a site whose work is
+complete close at the later of their due time and the end of the completion day: one still unmet then can
+no longer happen (the final inspection is what is owed now) and is MISSED, as is a pre-construction
+inspection once work has commenced. An overdue item is one still to be done: past its due time, unmet, and
+not missed.
+
+A recorded inspection meets an obligation when it is of a kind that satisfies it and started in the
+obligation's window (from its opening to its close, if it has one); it is late when it started after the
+due time (to the second). One inspection may meet several obligations (a visit after two storms answers
+both; a routine visit after a storm answers the storm and the routine).
 """
 from __future__ import annotations
 
@@ -37,6 +57,17 @@ REQUEST_KINDS = {"post_installation": "post_installation", "final": "final", "re
 DECIDED = ("approved", "issued", "active", "work_complete", "closed")
 # ... and those whose unmet obligations are still listed as due (a closed site owes nothing more).
 LISTED = ("approved", "issued", "active", "work_complete")
+# Which recorded inspections satisfy an obligation of each kind (see the module's docstring).
+COVERED_BY = {
+    "pre_construction": ("pre_construction", "post_installation", "routine", "storm_event"),
+    "post_installation": ("post_installation", "routine", "storm_event", "final"),
+    "routine": ("routine", "post_installation", "storm_event", "final"),
+    "storm_event": ("storm_event", "routine", "post_installation", "final"),
+    "follow_up": ("follow_up",),
+    "final": ("final",),
+}
+# Obligations owed while work is under way: they close when work is reported complete.
+CONSTRUCTION = ("post_installation", "routine", "storm_event")
 
 
 @dataclass(frozen=True)
@@ -99,6 +130,7 @@ class Obligation:
     due_at: datetime
     binding: bool = True  # False: listed, but no deadline has passed yet that could make it overdue
     opens_at: datetime | None = None
+    closes_at: datetime | None = None  # after this an unmet obligation can no longer be met: missed
     source: str = "program"  # program | storm | finding | request
     source_id: str | None = None
     done_at: datetime | None = None
@@ -113,8 +145,17 @@ class Obligation:
     def late(self) -> bool:
         return self.done_at is not None and self.binding and _seconds(self.done_at) > self.due_at
 
-    def overdue(self, now: datetime) -> bool:
+    def missed(self, now: datetime) -> bool:
+        """Not met, and no longer can be (pre-construction once work has commenced; the construction-phase
+        inspections once work is complete): not listed as due; counted as missed for the MS4 report."""
+        return self.done_at is None and self.closes_at is not None and now > self.closes_at
+
+    def past_due(self, now: datetime) -> bool:
         return self.done_at is None and self.binding and now > self.due_at
+
+    def overdue(self, now: datetime) -> bool:
+        """Past due and still to be done: what a supervisor expects to see chased."""
+        return self.past_due(now) and not self.missed(now)
 
     @property
     def key(self) -> str:
@@ -158,13 +199,26 @@ def request_due_at(request: Request, settings: Settings) -> datetime:
     return end_of_day(day, settings.tz)
 
 
-def _first(visits: list[Visit], kind: str, after: datetime | None, strictly: bool = False) -> Visit | None:
+def _first(visits: list[Visit], kind: str, after: datetime | None, strictly: bool = False,
+           until: datetime | None = None, any_time: tuple[str, ...] = ()) -> Visit | None:
+    """The first visit that satisfies an obligation of `kind` (COVERED_BY) started after `after` (at or
+    after, unless `strictly`) and no later than `until`; kinds in `any_time` need not wait for `after`."""
     for visit in visits:
-        if visit.kind != kind or (after is not None and (visit.started_at <= after if strictly
-                                                         else visit.started_at < after)):
+        if visit.kind not in COVERED_BY[kind] or (until is not None and visit.started_at > until):
+            continue
+        if after is not None and visit.kind not in any_time and (
+                visit.started_at <= after if strictly else visit.started_at < after):
             continue
         return visit
     return None
+
+
+def _closes(site: Site, kind: str, due: datetime, settings: Settings) -> datetime | None:
+    """A construction-phase obligation of a site whose work is complete closes at the later of its due
+    time and the end of the completion day; others stay open until met."""
+    if kind not in CONSTRUCTION or site.completed_on is None:
+        return None
+    return max(due, end_of_day(site.completed_on, settings.tz))
 
 
 def _met(obligation: Obligation, visit: Visit | None) -> Obligation:
@@ -179,10 +233,11 @@ def _pre_construction(site: Site, visits: list[Visit], settings: Settings) -> li
     if site.commenced_on is not None:
         due, binding = end_of_day(site.commenced_on, settings.tz), True
         reason = f"Before work commences (work commenced {site.commenced_on.isoformat()})"
+        closes = due  # once work has commenced it can no longer happen: missed, never overdue
     else:
-        due, binding, reason = site.decided_at, False, "Before work commences"
-    return [_met(Obligation(site.permit_id, "pre_construction", reason, due, binding),
-                 _first(visits, "pre_construction", None))]
+        due, binding, reason, closes = site.decided_at, False, "Before work commences", None
+    return [_met(Obligation(site.permit_id, "pre_construction", reason, due, binding, closes_at=closes),
+                 _first(visits, "pre_construction", None, until=closes))]
 
 
 def _post_installation(site: Site, visits: list[Visit], requests: list[Request],
@@ -196,8 +251,9 @@ def _post_installation(site: Site, visits: list[Visit], requests: list[Request],
     day = local_day(reported, settings.tz)
     due = end_of_day(day + timedelta(days=settings.response_days), settings.tz)
     reason = f"Perimeter controls reported in on {day.isoformat()}"
-    return [_met(Obligation(site.permit_id, "post_installation", reason, due),
-                 _first(visits, "post_installation", None))]
+    closes = _closes(site, "post_installation", due, settings)
+    return [_met(Obligation(site.permit_id, "post_installation", reason, due, opens_at=reported, closes_at=closes),
+                 _first(visits, "post_installation", reported, until=closes, any_time=("post_installation",)))]
 
 
 def _routine(site: Site, visits: list[Visit], settings: Settings) -> list[Obligation]:
@@ -212,14 +268,19 @@ def _routine(site: Site, visits: list[Visit], settings: Settings) -> list[Obliga
         due = end_of_day(local_day(anchor, settings.tz) + timedelta(days=settings.routine_days), settings.tz)
         if end is not None and due > end:
             break
-        visit = _first(visits, "routine", anchor, strictly)
+        closes = _closes(site, "routine", due, settings)
+        visit = _first(visits, "routine", anchor, strictly, until=closes)
         out.append(_met(Obligation(site.permit_id, "routine",
                                    f"Every {settings.routine_days} days while active ({reason_from})", due,
-                                   opens_at=anchor), visit))
+                                   opens_at=anchor, closes_at=closes), visit))
         if visit is None:
             break
-        anchor, strictly = visit.started_at, True
-        reason_from = f"last routine inspection {local_day(anchor, settings.tz).isoformat()}"
+        # The count restarts from the last inspection within the interval (or the late one that met it).
+        last = visit
+        while (following := _first(visits, "routine", last.started_at, True, until=due)) is not None:
+            last = following
+        anchor, strictly = last.started_at, True
+        reason_from = f"last inspection {local_day(anchor, settings.tz).isoformat()}"
     return out
 
 
@@ -236,8 +297,10 @@ def _storms(site: Site, visits: list[Visit], storms: Iterable[Storm], settings: 
         reason = (f"Storm of {Decimal(storm.inches):.2f} in ended {ended.strftime('%Y-%m-%d %H:%M')} "
                   f"(within {settings.storm_window_hours} h)")
         due = storm.ended_at + timedelta(hours=settings.storm_window_hours)
+        closes = _closes(site, "storm_event", due, settings)
         out.append(_met(Obligation(site.permit_id, "storm_event", reason, due, opens_at=storm.ended_at,
-                                   source="storm", source_id=storm.id), _first(visits, "storm_event", storm.ended_at)))
+                                   closes_at=closes, source="storm", source_id=storm.id),
+                        _first(visits, "storm_event", storm.ended_at, until=closes)))
     return out
 
 
@@ -273,9 +336,11 @@ def _requests(site: Site, visits: list[Visit], requests: Iterable[Request], sett
         wanted = ", ".join(d.isoformat() for d in sorted(request.preferred_dates))
         reason = f"Requested by the applicant ({request.kind.replace('_', '-')}" + (
             f"; preferred {wanted})" if wanted else ")")
-        out.append(_met(Obligation(site.permit_id, kind, reason, request_due_at(request, settings),
-                                   opens_at=request.created_at, source="request", source_id=request.id),
-                        _first(visits, kind, request.created_at)))
+        due = request_due_at(request, settings)
+        closes = _closes(site, kind, due, settings)
+        out.append(_met(Obligation(site.permit_id, kind, reason, due, opens_at=request.created_at, closes_at=closes,
+                                   source="request", source_id=request.id),
+                        _first(visits, kind, request.created_at, until=closes)))
     return out
 
 
@@ -293,11 +358,12 @@ def obligations(site: Site, visits: Iterable[Visit], storms: Iterable[Storm], fi
     return sorted(out, key=lambda o: (o.due_at, KINDS.index(o.kind), o.source_id or ""))
 
 
-def due(obligations_: Iterable[Obligation], site_status: str) -> list[Obligation]:
-    """The obligations still owed, as listed for inspectors: unmet ones of a site still in the program."""
+def due(obligations_: Iterable[Obligation], site_status: str, now: datetime) -> list[Obligation]:
+    """The obligations still owed at `now`, as listed for inspectors: unmet ones of a site still in the
+    program, less those that can no longer be met (missed)."""
     if site_status not in LISTED:
         return []
-    return [o for o in obligations_ if not o.done]
+    return [o for o in obligations_ if not o.done and not o.missed(now)]
 
 
 @dataclass
@@ -308,13 +374,16 @@ class MonthCount:
     on_time: int = 0
     late: int = 0
     not_done: int = 0
+    missed: int = 0
 
 
 def month_counts(obligations_: Iterable[Obligation], start: date, end: date, now: datetime,
                  tz: ZoneInfo) -> list[MonthCount]:
     """MS4 annual report: inspections due, done on time and done late, per kind and month of the due day
     (Town time), for obligations due from `start` to `end` inclusive. `not_done` counts those past due and
-    not met; those not yet due and not met are in `due` only."""
+    not met; `missed`, among those, the ones that can no longer be met (a pre-construction inspection once
+    work has commenced; a construction-phase one once work is complete); those not yet due and not met are
+    in `due` only."""
     counts: dict[tuple[str, str], MonthCount] = {}
     for o in obligations_:
         if not o.binding:
@@ -330,8 +399,9 @@ def month_counts(obligations_: Iterable[Obligation], start: date, end: date, now
                 row.late += 1
             else:
                 row.on_time += 1
-        elif o.overdue(now):
+        elif o.past_due(now):
             row.not_done += 1
+            row.missed += o.missed(now)
     return sorted(counts.values(), key=lambda c: (c.month, KINDS.index(c.kind)))
 
 
@@ -359,5 +429,5 @@ def day_storm_ends(day: date, settings: Settings) -> datetime:
 
 
 __all__ = ["Settings", "Site", "Visit", "Storm", "FindingDue", "Request", "Obligation", "obligations", "due",
-           "month_counts", "storm_days", "DailyRain", "day_storm_ends", "storm_counts", "KINDS", "REQUEST_KINDS",
+           "month_counts", "storm_days", "DailyRain", "day_storm_ends", "storm_counts", "KINDS", "REQUEST_KINDS", "COVERED_BY",
            "start_of_day", "end_of_day", "local_day"]

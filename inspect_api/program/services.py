@@ -169,7 +169,7 @@ def list_due(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     before = _before(args.get("before"))
     items = []
     for permit, obligations in program(list(db.session.scalars(_site_query(user, args)))):
-        for obligation in rules.due(obligations, permit.status):
+        for obligation in rules.due(obligations, permit.status, now):
             if args.get("kind") and obligation.kind != args["kind"]:
                 continue
             if before is not None and obligation.due_at >= before:
@@ -190,7 +190,7 @@ def overdue_inspections(before: date, today: date) -> list[dict[str, Any]]:
     rows = []
     tz = clock.town_zone()
     for permit, obligations in program(permits):
-        for o in rules.due(obligations, permit.status):
+        for o in rules.due(obligations, permit.status, now):
             day = rules.local_day(o.due_at, tz)
             # A finding's follow-up falls due with the finding itself, which the view already lists.
             if o.overdue(now) and day < before and o.source != "finding":
@@ -201,7 +201,8 @@ def overdue_inspections(before: date, today: date) -> list[dict[str, Any]]:
 
 
 def month_counts(permit_query: Select, start: date, end: date) -> list[dict[str, Any]]:
-    """MS4 annual report: inspections due, on time and late, per kind and month (rules.month_counts)."""
+    """MS4 annual report: inspections due, on time, late, not done and missed, per kind and month
+    (rules.month_counts)."""
     now = clock.now()
     obligations = [o for _p, found in program(list(db.session.scalars(permit_query))) for o in found]
     return [vars(row) for row in rules.month_counts(obligations, start, end, now, clock.town_zone())]

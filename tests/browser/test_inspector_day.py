@@ -76,10 +76,12 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
     page.click("#nav a:has-text('My day')")
     page.wait_for_selector("[data-test=today] a.row")
     near, far, waiting = ids["near"], ids["far"], ids["waiting"]
-    overdue_first = [(near, "pre_construction"), (far, "pre_construction"), (near, "post_installation"),
-                     (far, "post_installation"), (near, "routine"), (far, "routine")]
+    # Commenced 20 days ago, never inspected: post-installation and routine are overdue; the pre-construction
+    # inspection can no longer happen (missed, counted for the MS4 report) and is not listed.
+    overdue_first = [(near, "post_installation"), (far, "post_installation"), (near, "routine"), (far, "routine")]
     before_storm = rows(page)
-    assert before_storm[:6] == overdue_first
+    assert before_storm[:4] == overdue_first
+    assert (near, "pre_construction") not in before_storm and (far, "pre_construction") not in before_storm
     assert (waiting, "pre_construction") in before_storm and (near, "follow_up") == before_storm[-1]
     assert ids["elsewhere"] not in {p for p, _k in before_storm}
     assert not any(k == "storm_event" for _p, k in before_storm)
@@ -97,7 +99,7 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
     page.wait_for_selector("html[data-ready=true]")
     page.wait_for_selector("[data-test=today] a.row[data-kind=storm_event]")
     day = rows(page)
-    assert day[:6] == overdue_first
+    assert day[:4] == overdue_first
     # Same due time (end of today): nearest site first; the near site's request follows its storm.
     assert day[-3:] == [(near, "storm_event"), (near, "follow_up"), (far, "storm_event")]
     assert page.locator("[data-test=today] a.row[data-kind=storm_event] [data-test=overdue]").count() == 0
@@ -111,7 +113,7 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
     page.wait_for_selector("[data-test=today] a.row[data-kind=storm_event]")
     assert page.locator("[data-test=today] a.row[data-kind=storm_event] [data-test=overdue]").count() == 2
     title = page.text_content("[data-test=today-title]")
-    assert title.startswith(f"Today, {(clock.today() + timedelta(days=1)).isoformat()}") and title.endswith(", 9 overdue)")
+    assert title.startswith(f"Today, {(clock.today() + timedelta(days=1)).isoformat()}") and title.endswith(", 7 overdue)")
     assert errors == []
 
 
@@ -126,7 +128,8 @@ def test_supervisor_sees_overdue_inspections_on_the_deadlines_screen(live_server
     row = page.locator(f"a.row[data-deadline='{ids['near']}']").first
     row.wait_for()
     text = row.inner_text()
-    assert "Inspection overdue" in text and "pre-construction inspection" in text
+    assert "Inspection overdue" in text and "post-installation inspection" in text
+    assert "pre-construction inspection" not in page.inner_text("main")  # missed, not a deadline to chase
     # Both active sites (and the other inspector's) owe overdue inspections; the approved one does not yet.
     listed = page.eval_on_selector_all("a.row[data-deadline]", "els => els.map(e => e.dataset.deadline)")
     assert {ids["near"], ids["far"], ids["elsewhere"]} <= set(listed) and ids["waiting"] not in listed

@@ -87,7 +87,8 @@ def _python(s: dict) -> list[list]:
                               response_days=int(raw.get("response_days", 5)))
     found = rules.obligations(s["site"], s["visits"], s["storms"], s["findings"], s["requests"], settings)
     return [[o.kind, o.source, o.source_id, int(o.due_at.timestamp() * 1000), o.binding,
-             None if o.done_at is None else int(o.done_at.timestamp() * 1000), o.inspection_id, o.reason] for o in found]
+             None if o.done_at is None else int(o.done_at.timestamp() * 1000), o.inspection_id, o.reason,
+             None if o.closes_at is None else int(o.closes_at.timestamp() * 1000)] for o in found]
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
@@ -97,7 +98,8 @@ def test_program_mirror_matches_python(page, name):
     js = page.evaluate("""async (c) => {
         const m = await import('/static/pwa/js/rules/program.js');
         return m.obligations(c.site, c.inspections, c.storms, c.findings, c.requests, c.settings)
-          .map(o => [o.kind, o.source, o.source_id, o.due_at, o.binding, o.done_at, o.inspection_id, o.reason]);
+          .map(o => [o.kind, o.source, o.source_id, o.due_at, o.binding, o.done_at, o.inspection_id, o.reason,
+                     o.closes_at]);
     }""", _js_input(scenario))
     python = _python(scenario)
     assert js == python

@@ -1,10 +1,14 @@
 // The inspection program on the device (R-I1, R-I4): Town-time deadlines and the inspector's day list.
-// tests/browser/test_program_mirror.py checks the same module against inspect_api/program/rules.py.
+// tests/browser/test_program_mirror.py checks the same module against inspect_api/program/rules.py, and
+// the cases of tests/program/due_vectors.json are run here and by tests/program/test_due_vectors.py.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 
-import { dayList, due, endOfDay, localDay, obligations, zoned }
+import { dayList, due, endOfDay, isLate, isMissed, isOverdue, localDay, obligations, zoned }
   from "../../inspect_api/static/pwa/js/rules/program.js";
+
+const VECTORS = JSON.parse(readFileSync(new URL("../program/due_vectors.json", import.meta.url), "utf8"));
 
 const TZ = "America/New_York";
 const at = (iso) => new Date(iso).getTime();
@@ -53,3 +57,22 @@ test("the day list: overdue and due today, by due time and then nearest site fir
     ["far", "storm_event"]]);
   assert.equal(dayList(items, now, null, (id) => distance[id], 14).length, 4);
 });
+
+// The shared cases: every obligation, in order, due at the same instant, in the same state as on the server.
+const stateOf = (o, nowMs) => {
+  if (o.done_at !== null) return isLate(o) ? "late" : "on_time";
+  if (isMissed(o, nowMs)) return "missed";
+  return isOverdue(o, nowMs) ? "overdue" : "due";
+};
+
+for (const c of VECTORS.cases) {
+  test(`vector: ${c.name}`, () => {
+    const now = at(c.now);
+    const inspections = (c.inspections || []).map((i) => ({ status: "submitted", ...i }));
+    const found = obligations(c.site, inspections, c.storms || [], c.findings || [], c.requests || [], c.settings || null);
+    assert.deepEqual(found.map((o) => [o.kind, o.source, o.source_id, o.due_at, stateOf(o, now), o.inspection_id]),
+      c.expect.map(([kind, source, sourceId, dueAt, state, by]) => [kind, source, sourceId, at(dueAt), state, by]));
+    assert.deepEqual(due(found, c.site.status, now).map((o) => stateOf(o, now)),
+      c.expect.map((row) => row[4]).filter((state) => state === "due" || state === "overdue"));
+  });
+}

@@ -11,20 +11,23 @@ def kinds(items, **match):
     return sorted(i["kind"] for i in items if all(i.get(k) == v for k, v in match.items()))
 
 
-def test_active_site_owes_pre_construction_post_installation_routine_and_a_storm(site, town_clock):
+def test_active_site_owes_pre_construction_on_its_commencement_day_then_post_installation_routine_and_a_storm(
+        site, town_clock):
     site.commence(DAY0)
+    pre = next(i for i in site.due(assigned_to="me") if i["kind"] == "pre_construction")
+    assert pre["overdue"] is False and pre["binding"] is True and pre["due_at"] == "2026-05-05T03:59:59+00:00"
     r = site.storm(town(DAY0 + timedelta(days=1), 23, 59), "0.25")
     assert r.status_code == 201 and r.get_json()["inches"] == "0.25" and r.get_json()["obliges"] is True
     town_clock.set(DAY0 + timedelta(days=2), time(9, 0))
     items = site.due(assigned_to="me")
-    assert kinds(items) == ["post_installation", "pre_construction", "routine", "storm_event"]
+    # Work has commenced: a pre-construction inspection can no longer happen, so it is missed, not listed.
+    assert kinds(items) == ["post_installation", "routine", "storm_event"]
+    assert site.due(assigned_to="me", overdue="true") == []
     storm = next(i for i in items if i["kind"] == "storm_event")
     assert storm["permit_id"] == site.permit.id and storm["permit_number"] == site.permit.number
     assert storm["due_at"] == "2026-05-07T03:59:00+00:00" and storm["overdue"] is False  # 23:59 EDT next day
     assert storm["source"] == "storm" and storm["source_id"] == r.get_json()["id"]
     assert "0.25 in" in storm["reason"] and storm["rules"] == ["R-I1"]
-    pre = next(i for i in items if i["kind"] == "pre_construction")
-    assert pre["overdue"] is True and pre["due_at"] == "2026-05-05T03:59:59+00:00"
     routine = next(i for i in items if i["kind"] == "routine")
     assert routine["due_at"] == "2026-05-19T03:59:59+00:00" and routine["overdue"] is False
     assert [i["due_at"] for i in items] == sorted(i["due_at"] for i in items)
@@ -45,8 +48,9 @@ def test_storm_inspection_one_minute_late_meets_it_late_and_a_draft_meets_nothin
     assert report.status_code == 200, report.get_json()
     rows = {(row["kind"], row["month"]): row for row in report.get_json()["inspection_program"]}
     assert rows[("storm_event", "2026-05")] == {"kind": "storm_event", "month": "2026-05", "due": 1, "on_time": 0,
-                                                "late": 1, "not_done": 0}
-    assert rows[("pre_construction", "2026-05")]["not_done"] == 1
+                                                "late": 1, "not_done": 0, "missed": 0}
+    assert rows[("pre_construction", "2026-05")] == {"kind": "pre_construction", "month": "2026-05", "due": 1,
+                                                     "on_time": 0, "late": 0, "not_done": 1, "missed": 1}
 
 
 def test_storm_inspection_at_2359_next_day_is_on_time(site, client, town_clock):
@@ -117,7 +121,7 @@ def test_filters_paging_and_total(site, client, factory, town_clock):
     assert page.get_json() == full[1:3] and page.headers["X-Total-Count"] == str(len(full))
     assert kinds(site.due(kind="routine")) == ["routine"]
     before = site.due(before=(DAY0 + timedelta(days=6)).isoformat(), permit_id=site.permit.id)
-    assert kinds(before) == ["post_installation", "pre_construction"]
+    assert kinds(before) == ["post_installation"]  # pre-construction was missed when the commencement day ended
     assert all(i["overdue"] for i in site.due(overdue="true"))
     bad = client.get(f"{API}/inspections/due", query_string={"kind": "complaint"}, headers=site.inspector_h)
     assert bad.status_code == 422 and bad.get_json()["error"] == "validation_error" and "kind" in bad.get_json()["errors"]
@@ -163,13 +167,15 @@ def test_final_when_work_reported_complete_and_closed_site_lists_nothing(site, c
 
 def test_overdue_inspections_on_the_deadlines_view_and_the_cli(site, client, app, town_clock):
     site.commence(DAY0)
-    town_clock.set(DAY0 + timedelta(days=2), time(9, 0))
+    town_clock.set(DAY0 + timedelta(days=6), time(9, 0))
     r = client.get(f"{API}/deadlines", headers=site.supervisor_h)
     assert r.status_code == 200
     rows = [d for d in r.get_json() if d["kind"] == "inspection_overdue"]
+    # The missed pre-construction inspection is no deadline left to chase; post-installation is overdue.
     assert len(rows) == 1 and rows[0]["permit_id"] == site.permit.id and rows[0]["overdue"] is True
-    assert rows[0]["due_on"] == "2026-05-04" and rows[0]["summary"].startswith("pre-construction inspection")
+    assert rows[0]["due_on"] == "2026-05-09" and rows[0]["summary"].startswith("post-installation inspection")
     from inspect_api.agenda.cli import deadlines
     result = app.test_cli_runner().invoke(deadlines, ["--before", "2026-06-01"])
     assert result.exit_code == 0, result.output
-    assert "inspection_overdue" in result.output and "pre-construction inspection" in result.output
+    assert "inspection_overdue" in result.output and "post-installation inspection" in result.output
+    assert "pre-construction inspection" not in result.output

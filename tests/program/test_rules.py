@@ -81,15 +81,18 @@ def test_two_storms_in_one_day_each_oblige_and_one_visit_after_both_meets_both()
     assert [(o.source_id, o.done, o.late) for o in after] == [("a", True, True), ("b", True, False)]
 
 
-def test_storm_after_work_complete_day_owes_nothing_and_other_kinds_do_not_meet_it():
+def test_storm_after_work_complete_day_owes_nothing_a_follow_up_does_not_meet_it_a_routine_visit_does():
     done = rules.Site("p1", "work_complete", at(D0 - timedelta(days=10)), D0, D0 + timedelta(days=5))
     assert len(of("storm_event", owed(site=done, storms=[rules.Storm("s", at(D0 + timedelta(days=5), 23, 0),
                                                                           Decimal("1"))]))) == 1
     assert of("storm_event", owed(site=done, storms=[rules.Storm("s", at(D0 + timedelta(days=6), 0, 1),
                                                                      Decimal("1"))])) == []
-    routine_only = of("storm_event", owed(storms=[rules.Storm("s", at(D0 + timedelta(days=1)), Decimal("1"))],
-                                          visits=[rules.Visit("v", "routine", at(D0 + timedelta(days=1), 14))]))
-    assert not routine_only[0].done
+    storm = rules.Storm("s", at(D0 + timedelta(days=1)), Decimal("1"))
+    follow_up_only = of("storm_event", owed(storms=[storm], visits=[
+        rules.Visit("v", "follow_up", at(D0 + timedelta(days=1), 14))]))
+    assert not follow_up_only[0].done
+    routine = of("storm_event", owed(storms=[storm], visits=[rules.Visit("v", "routine", at(D0 + timedelta(days=1), 14))]))
+    assert routine[0].inspection_id == "v" and not routine[0].late
 
 
 def test_storm_threshold_and_window_are_settings():
@@ -126,12 +129,15 @@ def test_routine_interval_of_7_where_the_town_sets_it_and_none_past_completion()
 
 
 # -- pre-construction, post-installation, final ---------------------------------------------------------------
-def test_pre_construction_has_no_deadline_until_work_commences_then_is_overdue():
+def test_pre_construction_has_no_deadline_until_work_commences_then_is_missed_never_overdue():
     approved = rules.Site("p1", "issued", at(D0 - timedelta(days=3)), None, None)
     pre = of("pre_construction", owed(site=approved))[0]
     assert not pre.binding and not pre.overdue(at(D0 + timedelta(days=300)))
     commenced = of("pre_construction", owed())[0]
-    assert commenced.binding and commenced.due_at == at(D0, 23, 59, 59) and commenced.overdue(at(D0 + timedelta(days=1)))
+    assert commenced.binding and commenced.due_at == at(D0, 23, 59, 59)
+    assert not commenced.missed(at(D0, 23, 59, 59)) and rules.due([commenced], "active", at(D0, 23, 59, 59))
+    after = at(D0 + timedelta(days=1), 0, 0, 0)
+    assert commenced.missed(after) and not commenced.overdue(after) and rules.due([commenced], "active", after) == []
     met = of("pre_construction", owed(visits=[rules.Visit("v", "pre_construction", at(D0 - timedelta(days=1)))]))[0]
     assert met.done and not met.late
 
@@ -157,7 +163,7 @@ def test_final_when_work_reported_complete():
 
 def test_closed_denied_and_draft_sites_list_nothing_due():
     closed = rules.Site("p1", "closed", at(D0 - timedelta(days=10)), D0, D0 + timedelta(days=20))
-    assert owed(site=closed) and rules.due(owed(site=closed), "closed") == []
+    assert owed(site=closed) and rules.due(owed(site=closed), "closed", at(D0)) == []
     assert owed(site=rules.Site("p1", "draft", None, None, None)) == []
     assert owed(site=rules.Site("p1", "denied", at(D0), None, None)) == []
 
@@ -203,6 +209,21 @@ def test_month_counts_due_on_time_late_and_not_done_per_kind_and_month():
     may, june = counts[("storm_event", "2026-05")], counts[("storm_event", "2026-06")]
     assert (may.due, may.on_time, may.late, may.not_done) == (2, 1, 1, 0)
     assert (june.due, june.on_time, june.late, june.not_done) == (1, 0, 0, 1)
+
+
+def test_month_counts_missed_among_not_done_the_day_after_completion_not_on_it():
+    # Commenced 6 April, routine met 10 April, the next (due 24 April) never made; work complete 4 May.
+    finished = rules.Site("p1", "work_complete", at(date(2026, 3, 30)), date(2026, 4, 6), date(2026, 5, 4))
+    found = owed(site=finished, visits=[rules.Visit("v", "routine", at(date(2026, 4, 10)))])
+
+    def april(now):
+        counts = {c.kind: c for c in rules.month_counts(found, date(2026, 4, 1), date(2026, 4, 30), now, TZ)}
+        return [(k, counts[k].due, counts[k].on_time, counts[k].late, counts[k].not_done, counts[k].missed)
+                for k in ("pre_construction", "post_installation", "routine")]
+    assert april(at(date(2026, 5, 4), 23, 59, 59)) == [("pre_construction", 1, 0, 0, 1, 1),
+                                                       ("post_installation", 1, 1, 0, 0, 0),
+                                                       ("routine", 2, 1, 0, 1, 0)]
+    assert april(at(date(2026, 5, 5), 0, 0, 0))[2] == ("routine", 2, 1, 0, 1, 1)
 
 
 # -- NOAA CDO daily CSV ---------------------------------------------------------------------------------------

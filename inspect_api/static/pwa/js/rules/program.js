@@ -1,13 +1,26 @@
 // The inspection program on the device: which inspections each site owes and by when (R-I1, R-I4).
 // Mirrors inspect_api/program/rules.py `obligations` so the inspector's day works offline from synced
-// permits, inspections, findings, storm events and requests. "Today" and "overdue" are worked out here,
-// from dates and the Town's clock (America/New_York), never read from the synced copy.
+// permits, inspections, findings, storm events and requests. "Today", "overdue" and "missed" are worked
+// out here, from dates and the Town's clock (America/New_York), never read from the synced copy. What
+// satisfies each obligation (COVERED_BY) and when one can no longer be met (closes_at: missed, not
+// overdue) are the server's rules, checked case by case against tests/program/due_vectors.json.
 export const KINDS = ["pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final"];
 export const REQUEST_KINDS = { post_installation: "post_installation", final: "final", re_inspection: "follow_up" };
 const DECIDED = ["approved", "issued", "active", "work_complete", "closed"];
 const LISTED = ["approved", "issued", "active", "work_complete"];
 const RUNNING = ["active", "work_complete", "closed"];
 const RECORDED = ["submitted", "approved", "returned"];
+// Which recorded inspections satisfy an obligation of each kind (rules.py COVERED_BY).
+export const COVERED_BY = {
+  pre_construction: ["pre_construction", "post_installation", "routine", "storm_event"],
+  post_installation: ["post_installation", "routine", "storm_event", "final"],
+  routine: ["routine", "post_installation", "storm_event", "final"],
+  storm_event: ["storm_event", "routine", "post_installation", "final"],
+  follow_up: ["follow_up"],
+  final: ["final"],
+};
+// Owed while work is under way: they close when work is reported complete.
+const CONSTRUCTION = ["post_installation", "routine", "storm_event"];
 const DAY_MS = 86400000;
 
 export const DEFAULTS = { routine_days: 14, storm_threshold_inches: "0.25", storm_window_hours: 24, response_days: 5,
@@ -62,16 +75,26 @@ export function settingsOf(raw) {
 
 // -- what a site owes ------------------------------------------------------------------------------------
 function obligation(permit, kind, reason, dueAt, extra = {}) {
-  return { permit_id: permit.id, kind, reason, due_at: dueAt, binding: true, source: "program", source_id: null,
-    done_at: null, inspection_id: null, ...extra };
+  return { permit_id: permit.id, kind, reason, due_at: dueAt, binding: true, closes_at: null, source: "program",
+    source_id: null, done_at: null, inspection_id: null, ...extra };
 }
 
 function met(o, visit) {
   return visit ? { ...o, done_at: visit.started_at, inspection_id: visit.id } : o;
 }
 
-function first(visits, kind, after, strictly = false) {
-  return visits.find((v) => v.kind === kind && (after === null || (strictly ? v.started_at > after : v.started_at >= after))) || null;
+// The first visit that satisfies an obligation of `kind`, started after `after` (at or after unless
+// `strictly`) and no later than `until`; kinds in `anyTime` need not wait for `after`.
+function first(visits, kind, after, strictly = false, until = null, anyTime = []) {
+  return visits.find((v) => COVERED_BY[kind].includes(v.kind) && (until === null || v.started_at <= until)
+    && (after === null || anyTime.includes(v.kind) || (strictly ? v.started_at > after : v.started_at >= after))) || null;
+}
+
+// A construction-phase obligation of a site whose work is complete closes at the later of its due time and
+// the end of the completion day; the others stay open until met.
+function closes(site, kind, dueAt, s) {
+  if (!CONSTRUCTION.includes(kind) || !site.work_completed_on) return null;
+  return Math.max(dueAt, endOfDay(site.work_completed_on, s.tz));
 }
 
 function activeSpan(site, s) {
@@ -102,11 +125,12 @@ export function obligations(site, inspections, storms, findings, requests, rawSe
   const visits = visitsOf(inspections);
   const started = new Map(inspections.map((i) => [i.id, ms(i.started_at)]));
   const out = [];
-  // pre-construction: no deadline until work commences
+  // pre-construction: no deadline until work commences; missed (never overdue) once the commencement day ends
   const decided = decidedAt(site);
   if (site.work_commenced_on) {
+    const dueAt = endOfDay(site.work_commenced_on, s.tz);
     out.push(met(obligation(site, "pre_construction", `Before work commences (work commenced ${site.work_commenced_on})`,
-      endOfDay(site.work_commenced_on, s.tz)), first(visits, "pre_construction", null)));
+      dueAt, { closes_at: dueAt }), first(visits, "pre_construction", null, false, dueAt)));
   } else if (decided !== null) {
     out.push(met(obligation(site, "pre_construction", "Before work commences", decided, { binding: false }),
       first(visits, "pre_construction", null)));
@@ -115,22 +139,29 @@ export function obligations(site, inspections, storms, findings, requests, rawSe
   const reports = requests.filter((r) => REQUEST_KINDS[r.kind] === "post_installation").map((r) => ms(r.created_at));
   if (site.work_commenced_on && RUNNING.includes(site.status)) reports.push(startOfDay(site.work_commenced_on, s.tz));
   if (reports.length) {
-    const day = localDay(Math.min(...reports), s.tz);
-    out.push(met(obligation(site, "post_installation", `Perimeter controls reported in on ${day}`,
-      endOfDay(addDays(day, s.responseDays), s.tz)), first(visits, "post_installation", null)));
+    const reported = Math.min(...reports);
+    const day = localDay(reported, s.tz);
+    const dueAt = endOfDay(addDays(day, s.responseDays), s.tz);
+    const close = closes(site, "post_installation", dueAt, s);
+    out.push(met(obligation(site, "post_installation", `Perimeter controls reported in on ${day}`, dueAt,
+      { closes_at: close }), first(visits, "post_installation", reported, false, close, ["post_installation"])));
   }
   const span = activeSpan(site, s);
   if (span) {
     const [start, end] = span;
-    // routine: every N days while active
+    // routine: every N days while active, counted again from the last inspection that met the one before
     let anchor = start, strictly = false, from = `work commenced ${site.work_commenced_on}`;
     for (let guard = 0; guard < 10000; guard += 1) {
       const due = endOfDay(addDays(localDay(anchor, s.tz), s.routineDays), s.tz);
       if (end !== null && due > end) break;
-      const visit = first(visits, "routine", anchor, strictly);
-      out.push(met(obligation(site, "routine", `Every ${s.routineDays} days while active (${from})`, due), visit));
+      const close = closes(site, "routine", due, s);
+      const visit = first(visits, "routine", anchor, strictly, close);
+      out.push(met(obligation(site, "routine", `Every ${s.routineDays} days while active (${from})`, due,
+        { closes_at: close }), visit));
       if (!visit) break;
-      anchor = visit.started_at; strictly = true; from = `last routine inspection ${localDay(anchor, s.tz)}`;
+      let last = visit, next;
+      while ((next = first(visits, "routine", last.started_at, true, due))) last = next;
+      anchor = last.started_at; strictly = true; from = `last inspection ${localDay(anchor, s.tz)}`;
     }
     // storm-event: within the window after each storm at or over the threshold
     for (const storm of storms) {
@@ -139,8 +170,10 @@ export function obligations(site, inspections, storms, findings, requests, rawSe
       const wall = new Date(ended);
       const p = parts(wall.getTime(), s.tz);
       const when = `${localDay(ended, s.tz)} ${String(p.hour).padStart(2, "0")}:${String(p.minute).padStart(2, "0")}`;
+      const dueAt = ended + s.windowHours * 3600000;
+      const close = closes(site, "storm_event", dueAt, s);
       out.push(met(obligation(site, "storm_event", `Storm of ${Number(storm.inches).toFixed(2)} in ended ${when} (within ${s.windowHours} h)`,
-        ended + s.windowHours * 3600000, { source: "storm", source_id: storm.id }), first(visits, "storm_event", ended)));
+        dueAt, { source: "storm", source_id: storm.id, closes_at: close }), first(visits, "storm_event", ended, false, close)));
     }
   }
   // follow-up: at each open finding's due day (R-I4)
@@ -165,19 +198,25 @@ export function obligations(site, inspections, storms, findings, requests, rawSe
     const wanted = [...(r.preferred_dates || [])].sort().join(", ");
     const reason = `Requested by the applicant (${r.kind.replace(/_/g, "-")}${wanted ? `; preferred ${wanted})` : ")"}`;
     const made = ms(r.created_at);
-    out.push(met(obligation(site, kind, reason, requestDueAt(r, s), { source: "request", source_id: r.id, note: r.note || null }),
-      first(visits, kind, made)));
+    const dueAt = requestDueAt(r, s);
+    const close = closes(site, kind, dueAt, s);
+    out.push(met(obligation(site, kind, reason, dueAt, { source: "request", source_id: r.id, note: r.note || null, closes_at: close }),
+      first(visits, kind, made, false, close)));
   }
   return out.sort((a, b) => a.due_at - b.due_at || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind)
     || String(a.source_id || "").localeCompare(String(b.source_id || "")));
 }
 
-export const isOverdue = (o, nowMs) => o.done_at === null && o.binding && nowMs > o.due_at;
+// Not met, and no longer can be (pre-construction once work has commenced; construction-phase inspections
+// once work is complete): not listed, never overdue.
+export const isMissed = (o, nowMs) => o.done_at === null && o.closes_at !== null && nowMs > o.closes_at;
+export const isOverdue = (o, nowMs) => o.done_at === null && o.binding && nowMs > o.due_at && !isMissed(o, nowMs);
+export const isLate = (o) => o.done_at !== null && o.binding && o.done_at - (o.done_at % 1000) > o.due_at;
 
 // What is still owed at a site still in the program, with `overdue` worked out against `nowMs`.
 export function due(list, siteStatus, nowMs) {
   if (!LISTED.includes(siteStatus)) return [];
-  return list.filter((o) => o.done_at === null).map((o) => ({ ...o, overdue: isOverdue(o, nowMs) }));
+  return list.filter((o) => o.done_at === null && !isMissed(o, nowMs)).map((o) => ({ ...o, overdue: isOverdue(o, nowMs) }));
 }
 
 export const keyOf = (o) => `${o.permit_id}|${o.kind}|${o.source}|${o.source_id || ""}|${o.due_at}`;

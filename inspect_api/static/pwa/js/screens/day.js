@@ -7,7 +7,7 @@ import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { siteLocation } from "../ui/location.js";
-import { dayList, due, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
+import { dayList, due, isMissed, isOverdue, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
 
 const KIND_LABEL = { pre_construction: "Pre-construction", post_installation: "Post-installation", routine: "Routine",
   storm_event: "Storm event", follow_up: "Follow-up", final: "Final" };
@@ -69,8 +69,9 @@ export async function dayScreen(main) {
     fixNote.textContent = here ? `Sites at the same due time are nearest first (±${Math.round(here.accuracy_m)} m).`
       : locationProblem() || "Waiting for a location fix to order sites by distance.";
     const distanceOf = (id) => distanceM(here, siteLocation(state.permits.get(id) || {}));
-    // Overdue is judged again now, not when the records were loaded: the list may stay open past a deadline.
-    const items = state.items.map((o) => ({ ...o, overdue: o.binding && now > o.due_at }));
+    // Overdue (and missed: no longer listed) is judged again now, not when the records were loaded: the
+    // list may stay open past a deadline.
+    const items = state.items.filter((o) => !isMissed(o, now)).map((o) => ({ ...o, overdue: isOverdue(o, now) }));
     const today = dayList(items, now, state.settings, distanceOf);
     const shown = new Set(today.map(keyOf));
     const soon = dayList(items, now, state.settings, distanceOf, UPCOMING_DAYS).filter((o) => !shown.has(keyOf(o)));
