@@ -11,6 +11,7 @@ A sample has no lock of its own: its locked case is the one on the closed permit
 """
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -19,7 +20,7 @@ from inspect_api.extensions import db
 from inspect_api.inspections.models import Finding
 from inspect_api.permits import services as permit_services
 
-from .authorization_world import iso
+from .authorization_world import iso, small_jpeg
 
 PARENT_TYPES = ("inspection", "finding", "sample", "entry_authorization", "completion_notice")
 FIELD = ("inspection", "finding", "sample", "entry_authorization")
@@ -100,8 +101,13 @@ class PhotoParents:
         w.call("i", "POST", f"/entry-authorizations/{revoked}/revoke", expect=200, json={})
         self.parents[("entry_authorization", "locked")] = (same, revoked)
         accepted = self.permits["accepted"]
-        notice = w.call("b", "POST", "/completion-notices", json={
-            "permit_id": accepted, "statement": "Work complete.", "photo_ids": [str(uuid.uuid4())]})["id"]
+        notice, photo = str(uuid.uuid4()), small_jpeg()
+        # R-F1: accepted once one of its photos has arrived, uploaded while the notice was still open.
+        arrived = w.call("b", "PUT", f"/photos/{uuid.uuid4()}", data=photo,
+                         query_string={"permit_id": accepted, "parent_type": "completion_notice", "parent_id": notice},
+                         headers={"Content-Type": "image/jpeg", "X-Content-SHA256": hashlib.sha256(photo).hexdigest()})
+        w.call("b", "POST", "/completion-notices", json={
+            "id": notice, "permit_id": accepted, "statement": "Work complete.", "photo_ids": [arrived["id"]]})
         w.call("s", "POST", f"/completion-notices/{notice}/review", expect=200, json={"decision": "accept"})
         self.parents[("completion_notice", "locked")] = (accepted, notice)
 

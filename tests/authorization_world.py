@@ -186,9 +186,16 @@ class World:
             "b", "POST", f"/final-reports/{report}/documents", data=small_pdf(),
             query_string={"kind": "as_built_plan", "filename": "plan.pdf"},
             headers={"Content-Type": "application/pdf"}))
+        notice_id, photo = str(uuid.uuid4()), small_jpeg()
+        arrived = self.call("b", "PUT", f"/photos/{uuid.uuid4()}", data=photo,
+                            query_string={"permit_id": closed.id, "parent_type": "completion_notice",
+                                          "parent_id": notice_id},
+                            headers={"Content-Type": "image/jpeg",
+                                     "X-Content-SHA256": hashlib.sha256(photo).hexdigest()})["id"]
+        # A photo still on its way (pending) is enough to file; the one that arrived lets it be accepted (R-F1).
         notice = self.record("notice", self.call("b", "POST", "/completion-notices", json={
-            "permit_id": closed.id, "statement": "All permanent controls installed.",
-            "photo_ids": [str(uuid.uuid4())]}))  # a photo still on its way (pending) is enough to file
+            "id": notice_id, "permit_id": closed.id, "statement": "All permanent controls installed.",
+            "photo_ids": [str(uuid.uuid4()), arrived]}))
         self.call("s", "POST", f"/completion-notices/{notice}/review", expect=200, json={"decision": "accept"})
         self.record("certificate", self.call("s", "POST", f"/permits/{closed.id}/certificate", json={}))
 

@@ -65,7 +65,8 @@ class NoticeItem(MethodView):
 @roles_required("supervisor")
 @blp.arguments(CloseoutReviewSchema)
 @blp.response(200, CompletionNoticeSchema)
-@blp.alt_response(409, description="`invalid_transition`: only a submitted notice is reviewed")
+@blp.alt_response(409, description="`invalid_transition`: only a submitted notice is reviewed; "
+                                   "`photos_not_received`: accepted only once one of its photos has arrived (R-F1)")
 def review_notice(body, notice_id):
     """Accept a completion notice, or return it with reasons (supervisor, R-F3)"""
     notice = services.get_completion_notice(current_user, notice_id)

@@ -63,6 +63,18 @@ def notice_problems(statement: str | None, photo_ids: Iterable[str]) -> dict[str
     return errors
 
 
+def acceptance_problem(photo_statuses: Iterable[str]) -> tuple[str, str, dict[str, list[str]]] | None:
+    """R-F1: a notice is accepted only once at least one of its photos has arrived and been verified
+    ("uploaded": stored with its bytes checked against their SHA-256); a photo still pending on a device
+    is no evidence. Returns (error key, sentence, field errors), or None."""
+    if "uploaded" in set(photo_statuses):
+        return None
+    return ("photos_not_received",
+            "The notice cannot be accepted before at least one of its photos has arrived: a photo still "
+            "on the applicant's device is no photographic evidence (R-F1).",
+            {"photo_ids": ["None of the notice's photos has arrived yet."]})
+
+
 def _stamp_problems(stamp: dict[str, Any] | None, label: str) -> list[str]:
     if not stamp:
         return [f"The as-built plan needs the {label} stamp: name, license number and stamp date."]

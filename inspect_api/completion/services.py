@@ -19,7 +19,8 @@ from ..permits.access import visible_permit_ids
 from ..photos.models import Photo
 from ..records import check_version, existing_for_create
 from . import rules
-from .common import apply_review, as_utc, closeout_permit, require_editable, require_filer, review_view
+from .common import (apply_review, as_utc, closeout_permit, require_editable, require_filer, require_supervisor,
+                     review_view)
 from .models import CompletionNotice
 from .schemas import CompletionNoticeSchema
 
@@ -131,6 +132,12 @@ def update_completion_notice(user, record: CompletionNotice, data: dict[str, Any
 
 
 def review_completion_notice(user, record: CompletionNotice, decision: str, reasons: str | None) -> CompletionNotice:
+    """R-F3 on R-F1: accepted only with photographic evidence that has arrived; returned with reasons."""
+    require_supervisor(user)
+    if decision == "accept" and record.status == "submitted":
+        problem = rules.acceptance_problem(p["status"] for p in notice_view(record)["photos"])
+        if problem:
+            raise Conflict(problem[1], error=problem[0], errors=problem[2])
     apply_review(user, record, "completion_notice", decision, reasons)
     db.session.flush()
     return record

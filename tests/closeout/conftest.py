@@ -15,6 +15,7 @@ from werkzeug.serving import make_server
 from inspect_api.extensions import db
 from inspect_api.clock import today as local_today
 from inspect_api.permits.models import PermitPhase
+from tests.photos.helpers import jpeg, put_photo
 
 ADMIN_AREA = 12_000   # R-A2: administrative review, closes with a completion notice
 PERMIT_AREA = 25_000  # R-A3: land disturbance permit, closes with a final report
@@ -68,8 +69,16 @@ class Closeout:
                 "photo_ids": ["6f1c1f7e-4a53-4b5c-9a47-0d7a2c0c1b11"], **overrides}
         return self.client.post("/api/v1/completion-notices", json=body, headers=headers)
 
+    def photo(self, permit, headers, notice_id: str | None = None) -> str:
+        """A photo that has arrived (its bytes verified against their SHA-256), as the notice's evidence."""
+        meta = {"parent_type": "completion_notice", "parent_id": notice_id} if notice_id else {}
+        r = put_photo(self.client, headers, permit.id, jpeg(), **meta)
+        assert r.status_code == 201, r.get_json()
+        return r.get_json()["id"]
+
     def accepted_notice(self, permit, applicant_headers, supervisor_headers) -> dict:
-        r = self.notice(permit, applicant_headers)
+        """R-F1: a notice is accepted once one of its photos has arrived, so one is uploaded."""
+        r = self.notice(permit, applicant_headers, photo_ids=[self.photo(permit, applicant_headers)])
         assert r.status_code == 201, r.get_json()
         r = self.client.post(f"/api/v1/completion-notices/{r.get_json()['id']}/review",
                              json={"decision": "accept"}, headers=supervisor_headers)

@@ -121,7 +121,8 @@ def test_review_accept_and_return(factory, client, closeout):
     """R-F3: a supervisor accepts, or returns with reasons; a returned notice edited is submitted again."""
     applicant, headers = factory.as_role("applicant")
     supervisor, sup = factory.as_role("supervisor")
-    notice = closeout.notice(closeout.permit("admin", applicant=applicant), headers).get_json()
+    closeout_permit = closeout.permit("admin", applicant=applicant)
+    notice = closeout.notice(closeout_permit, headers).get_json()
     review = f"/api/v1/completion-notices/{notice['id']}/review"
     r = client.post(review, json={"decision": "return"}, headers=sup)
     assert r.status_code == 422 and "reasons" in r.get_json()["errors"]
@@ -134,7 +135,8 @@ def test_review_accept_and_return(factory, client, closeout):
     # a returned notice cannot be reviewed again until corrected
     assert client.post(review, json={"decision": "accept"}, headers=sup).status_code == 409
     r = client.patch(f"/api/v1/completion-notices/{notice['id']}",
-                     json={"photo_ids": [PHOTO, str(uuid.uuid4())], "version": 2}, headers=headers)
+                     json={"photo_ids": [PHOTO, closeout.photo(closeout_permit, headers, notice["id"])],
+                           "version": 2}, headers=headers)
     assert r.status_code == 200 and r.get_json()["status"] == "submitted" and len(r.get_json()["photos"]) == 2
     r = client.post(review, json={"decision": "accept"}, headers=sup)
     assert r.status_code == 200 and r.get_json()["status"] == "accepted"
@@ -182,3 +184,35 @@ def test_two_devices_filing_at_once_get_one_notice(factory, closeout, live_serve
     assert sorted(status for status, _ in results) == [201, 409, 409, 409, 409], results
     assert {body["error"] for status, body in results if status == 409} == {"notice_exists"}
     assert db.session.query(CompletionNotice).filter_by(permit_id=permit_id).count() == 1
+
+
+def test_a_notice_is_accepted_once_one_of_its_photos_has_arrived(factory, client, closeout):
+    """R-F1: one pending and one verified photo is evidence enough; a photo still on the device is none."""
+    applicant, headers = factory.as_role("applicant")
+    _, sup = factory.as_role("supervisor")
+    permit = closeout.permit("admin", applicant=applicant)
+    notice_id = str(uuid.uuid4())
+    verified = closeout.photo(permit, headers, notice_id)
+    notice = closeout.notice(permit, headers, id=notice_id, photo_ids=[PHOTO, verified]).get_json()
+    assert notice["photos"] == [{"id": PHOTO, "status": "pending"}, {"id": verified, "status": "uploaded"}]
+    r = client.post(f"/api/v1/completion-notices/{notice_id}/review", json={"decision": "accept"}, headers=sup)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["status"] == "accepted" and r.get_json()["review"]["decision"] == "accept"
+
+
+def test_a_notice_whose_photos_are_all_pending_is_not_accepted(factory, client, closeout):
+    """R-F1: refused with the reason, the notice stays submitted; returning it needs no photo."""
+    applicant, headers = factory.as_role("applicant")
+    _, sup = factory.as_role("supervisor")
+    permit = closeout.permit("admin", applicant=applicant)
+    notice = closeout.notice(permit, headers, photo_ids=[PHOTO, str(uuid.uuid4())]).get_json()
+    review = f"/api/v1/completion-notices/{notice['id']}/review"
+    r = client.post(review, json={"decision": "accept"}, headers=sup)
+    assert r.status_code == 409, r.get_json()
+    body = r.get_json()
+    assert body["error"] == "photos_not_received" and body["code"] == 409
+    assert "photo" in body["message"] and "R-F1" in body["message"]
+    assert body["errors"] == {"photo_ids": ["None of the notice's photos has arrived yet."]}
+    assert client.get(f"/api/v1/completion-notices/{notice['id']}", headers=sup).get_json()["status"] == "submitted"
+    r = client.post(review, json={"decision": "return", "reasons": "The photos never arrived."}, headers=sup)
+    assert r.status_code == 200 and r.get_json()["status"] == "returned"

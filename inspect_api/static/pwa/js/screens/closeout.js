@@ -154,6 +154,10 @@ function submissionCard(rec, what, path, run, urls) {
     run(event.currentTarget, () => api(`/api/v1/${path}/${rec.id}/review`, { method: "POST", body: { decision, reasons: reasons.value.trim() || null } }));
   };
   const chip = rec.status === "accepted" ? "good" : rec.status === "returned" ? "bad" : "info";
+  // R-F1: a notice is accepted only once one of its photos has arrived; pending ones are no evidence.
+  const noEvidence = rec.photos && !rec.photos.some((p) => p.status === "uploaded");
+  const why = noEvidence ? h("p.hint", { id: `why-accept-${rec.id}` },
+    "None of the notice's photos has arrived yet: it can be accepted once at least one has (R-F1). It may be returned meanwhile.") : null;
   return h("section.card", { dataset: { closeout: rec.id } },
     h("div.split", h("h2", what), h(`span.chip.${chip}`, label(rec.status))),
     rec.statement ? h("p", rec.statement) : null,
@@ -161,8 +165,10 @@ function submissionCard(rec, what, path, run, urls) {
       rec.completed_on ? [h("dt", "Work completed"), h("dd", fmtDate(rec.completed_on))] : null,
       rec.review && rec.review.reasons ? [h("dt", "Reasons given"), h("dd", rec.review.reasons)] : null),
     evidence(rec, urls),
-    rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local,
-      h("div.actions", h("button.primary", { type: "button", onclick: decide("accept") }, "Accept"),
+    rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local, why,
+      h("div.actions", noEvidence
+        ? h("button.primary", { type: "button", disabled: true, "aria-describedby": `why-accept-${rec.id}` }, "Accept")
+        : h("button.primary", { type: "button", onclick: decide("accept") }, "Accept"),
         h("button.danger", { type: "button", onclick: decide("return") }, "Return with reasons"))] : null);
 }
 
