@@ -44,12 +44,15 @@ def determination_for(permit: Permit, today) -> dict:
     area = permit.disturbed_area_sqft
     if permit.project_id:
         area = project_area(permit)
+    # R-B2: exempt on a claim that stands, but decided only once a supervisor accepted one that stands.
+    accepted = any(c.status == "accepted" and rules.exemption_stands(i) for c, i in zip(claims, inputs))
     result = rules.determine(area, permit.drains_to_ms4, permit.drains_to_waters,
-                             permit.luhppl_kind, inputs, permit.luhppl_description)
+                             permit.luhppl_kind, inputs, permit.luhppl_description, exemption_accepted=accepted)
     valid_until = None
     if result.review_level == "exempt" and not any(c.kind not in rules.DOCUMENT_EXEMPTIONS for c in claims):
         valid_until = max(c.expires_on for c, i in zip(claims, inputs) if i.document_valid).isoformat()
-    return {**result.as_dict(), "valid_until": valid_until, "as_of": today.isoformat(), "inputs": {
+    return {**result.as_dict(), "exemption_status": rules.exemption_status(result.review_level, accepted),
+            "valid_until": valid_until, "as_of": today.isoformat(), "inputs": {
         **{key: getattr(permit, key) for key in INPUT_COLUMNS},
         **({"project_id": permit.project_id, "project_disturbed_area_sqft": area} if permit.project_id else {}),
         "exemptions": [{"id": c.id, "kind": c.kind, "status": c.status, "document_valid": i.document_valid}
@@ -94,8 +97,9 @@ def _has_document_claims(permit: Permit) -> bool:
 
 
 def determination_today(permit: Permit) -> dict | None:
-    """What recompute_determination would store today, without storing it (reads never write)."""
-    if not _has_document_claims(permit):
+    """What recompute_determination would store today, without storing it (reads never write). One
+    stored before R-B2 showed a claim as claimed (no `exemption_status`) is shown as it is today."""
+    if not _has_document_claims(permit) and "exemption_status" in (permit.determination or {}):
         return permit.determination
     new = determination_for(permit, local_today())
     old = dict(permit.determination or {})

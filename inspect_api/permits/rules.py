@@ -74,6 +74,14 @@ def exemption_stands(claim: ExemptionClaim) -> bool:
     return claim.kind in EXEMPTION_KINDS
 
 
+def exemption_status(review_level: str, accepted: bool) -> str | None:
+    """R-B2, R-B1: how an application shows its exemption: `claimed` until a supervisor accepts a
+    standing claim, then `accepted`; None when the project is not exempt."""
+    if review_level != "exempt":
+        return None
+    return "accepted" if accepted else "claimed"
+
+
 def document_valid_on(expires_on: date | None, issued_on: date | None, on: date, has_document: bool) -> bool:
     """R-B1: an order of conditions or Planning Board decision counts only with a document, from its
     issue date through its expiry date; an expired one voids the exemption."""
@@ -84,8 +92,10 @@ def document_valid_on(expires_on: date | None, issued_on: date | None, on: date,
 
 def determine(disturbed_area_sqft: float, drains_to_ms4: bool, drains_to_waters: bool,
               luhppl_kind: str | None = None, exemptions: list[ExemptionClaim] | tuple = (),
-              luhppl_description: str | None = None) -> Determination:
-    """Which review the bylaw requires (R-A1..R-A4, R-B2)."""
+              luhppl_description: str | None = None, exemption_accepted: bool = True) -> Determination:
+    """Which review the bylaw requires (R-A1..R-A4, R-B2). `exemption_accepted=False`: an application
+    whose standing claim no supervisor has accepted yet, explained as claimed, not decided (R-B2, R-B1);
+    the stateless calculator asks what the claims would make it."""
     if disturbed_area_sqft is None or disturbed_area_sqft < 0:
         raise ValueError("disturbed area must be zero or more square feet")
     area = _sqft(disturbed_area_sqft)
@@ -98,6 +108,11 @@ def determine(disturbed_area_sqft: float, drains_to_ms4: bool, drains_to_waters:
     standing = sorted({c.kind for c in exemptions if exemption_stands(c)})
     if standing:
         names = "; ".join(f"{k} ({EXEMPTION_LABELS[k]})" for k in standing)
+        if not exemption_accepted:
+            return Determination("exempt", ["R-A1", "R-B2"],
+                                 f"Part 3 applies ({area} draining to the MS4 or waters), and the applicant claims "
+                                 f"exemption under bylaw §B: {names}. The claim is not yet decided: it is exempt "
+                                 "only once the Stormwater Authority accepts the claim.")
         return Determination("exempt", ["R-A1", "R-B2"],
                              f"Part 3 applies ({area} draining to the MS4 or waters), but the project is exempt "
                              f"under bylaw §B: {names}. No review is required.")

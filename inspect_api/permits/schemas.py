@@ -167,6 +167,10 @@ class DeterminationSchema(Schema):
     review_level = fields.String(required=True, validate=validate.OneOf(REVIEW_LEVELS))
     rules = fields.List(fields.String(), required=True)
     explanation = fields.String(required=True)
+    exemption_status = fields.String(allow_none=True, validate=validate.OneOf(("claimed", "accepted")), metadata={
+        "description": "An application's exemption (R-B2): `claimed` while no supervisor has accepted a claim that "
+                       "stands (shown as claimed, not decided), `accepted` once one is (R-B1), null when not "
+                       "exempt. Absent from the stateless calculator's answer."})
     inputs = fields.Dict(metadata={"description": "The inputs the stored determination used (R-A5)"})
     # Stored as JSON with the permit, so these are already YYYY-MM-DD strings.
     as_of = fields.String(allow_none=True, metadata={"format": "date"})

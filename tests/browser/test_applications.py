@@ -49,7 +49,9 @@ def test_supervisor_decides_applications(live_server, new_context, factory, clie
     assert "ESC plan, sheet C-1" in main.inner_text()
     claim = page.locator(f"[data-exemption='{claim_id}']")
     assert "Only a fence along the north line." in claim.inner_text()
-    assert "Exempt" in page.locator(".determination").inner_text()  # the claim stands until decided (R-B2)
+    # The claim stands, but until a supervisor accepts it the exemption is claimed, not decided (R-B2).
+    assert "Exemption claimed, not yet decided" in page.locator(".determination").inner_text()
+    assert "claims exemption" in page.locator(".determination").inner_text()
     # Rejecting needs a reason.
     claim.get_by_role("button", name="Reject claim").click()
     assert "Say why the claim is rejected" in claim.inner_text()
@@ -96,6 +98,10 @@ def test_supervisor_decides_applications(live_server, new_context, factory, clie
     decision = page.locator("[data-test=decision]")
     decision.wait_for()
     assert decision.get_by_role("button", name="Approve").count() == 0  # a permit is issued, not approved
+    # No ESC or O&M plan on file: the app says so before the supervisor tries, and offers no issue (R-C1).
+    needs = page.locator("[data-test=decision-needs]").inner_text()
+    assert "A permit is issued on its plan" in needs and "(ESC plan)" in needs and "(O&M plan)" in needs
+    assert decision.get_by_role("button", name="Issue the permit").is_disabled()
     decision.get_by_label("Reason for the decision").fill("No ESC plan after two requests.")
     decision.get_by_role("button", name="Deny").click()
     page.locator("dialog.confirm[open] [data-confirm=no]").click()

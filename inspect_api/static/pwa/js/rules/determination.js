@@ -83,3 +83,12 @@ export const LEVEL_TEXT = {
   administrative_review: "Administrative land disturbance review",
   land_disturbance_permit: "Land disturbance permit",
 };
+export const CLAIMED_TEXT = "Exemption claimed, not yet decided";
+
+// R-B2: an application shows its exemption as claimed until a supervisor accepts the claim (R-B1);
+// the server says which in determination.exemption_status. Undefined for an unknown level.
+export function levelText(permit) {
+  const det = (permit && permit.determination) || {};
+  if (permit && permit.review_level === "exempt" && det.exemption_status === "claimed") return CLAIMED_TEXT;
+  return LEVEL_TEXT[permit && permit.review_level];
+}

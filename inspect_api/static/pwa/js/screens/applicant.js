@@ -5,7 +5,7 @@ import { documentsSection, exemptionsSection, missingDocuments, DOCUMENT_KINDS }
 import { townAsksSection, ORDER_WORDS } from "../ui/town_asks.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
-import { LEVEL_TEXT } from "../rules/determination.js";
+import { LEVEL_TEXT, levelText } from "../rules/determination.js";
 import { onSynced, syncNow } from "../sync.js";
 import { costNoticesCard } from "../ui/costs.js";
 import { statusChip, pendingChip, ceaseWarning, commencementNotice } from "../ui/status.js";
@@ -65,7 +65,7 @@ export async function applicantScreen(main) {
       const r = await related(p.id);
       const due = dueItems(p, r.notices, r.findings, r.orders);
       cards.push(h("li", h("a.row", { href: `#/permit/${p.id}`, dataset: { permit: p.id } },
-        h("span.title", (p.site || {}).address || "Application", h("small", [p.number || "No number yet", LEVEL_TEXT[p.review_level] || ""].join(" · "))),
+        h("span.title", (p.site || {}).address || "Application", h("small", [p.number || "No number yet", levelText(p) || ""].join(" · "))),
         h("span.meta", statusChip(p.status), pendingChip(p))),
         due.slice(0, 2).map((d) => h("p.hint", { "data-test": "due" }, "Next: ", d.text, d.on ? ` (by ${fmtDate(d.on)})` : ""))));
     }
@@ -141,7 +141,7 @@ export async function permitScreen(main, { id }) {
       h("div.grid.two",
         h("section.card.determination",
           h("h2", permit.number || "Application"),
-          h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+          h("p.level", levelText(permit) || label(permit.review_level)),
           h("p", det.explanation || ""), det.rules ? h("p.hint", `Rules: ${det.rules.join(", ")}`) : null,
           moves.length ? h("div.actions", moves) : null,
           permit.status === "draft" && permit.review_level !== "not_covered" && missing.length

@@ -5,7 +5,7 @@
 // These are office decisions against the server's current record, so they are made online only.
 import { h, mount, field, banner, label, fmtDate, fmtTime, money, confirmAction } from "../dom.js";
 import { api, listAll, plain } from "../api.js";
-import { LEVEL_TEXT, EXEMPTION_LABELS } from "../rules/determination.js";
+import { LEVEL_TEXT, EXEMPTION_LABELS, levelText } from "../rules/determination.js";
 import { statusChip } from "../ui/status.js";
 import { projectCard, securityCard } from "../ui/office.js";
 import { missingDocuments, documentItem, exemptionEvidence, DOCUMENT_KINDS } from "../ui/documents.js";
@@ -33,7 +33,7 @@ export async function applicationsScreen(main) {
     h("p.muted", "Submitted applications and those under review, oldest first."),
     list.length ? h("ul.plain.card", list.map((p) => h("li", h("a.row", { href: `#/application/${p.id}`, dataset: { application: p.id } },
       h("span.title", (p.site || {}).address || "Application",
-        h("small", [p.number || "No number", LEVEL_TEXT[p.review_level] || label(p.review_level), `submitted ${fmtDate(p.submitted_at)}`].join(" · "))),
+        h("small", [p.number || "No number", levelText(p) || label(p.review_level), `submitted ${fmtDate(p.submitted_at)}`].join(" · "))),
       h("span.meta", missingDocuments(p).length ? h("span.chip.warn", "Documents missing") : null,
         (p.parcel_flag || []).length ? h("span.chip.warn", "Parcel shared with another application") : null, statusChip(p.status))))))
       : h("p.card.muted", "No application waits for a decision."));
@@ -107,10 +107,17 @@ function decisionCard(permit, run) {
       body: { to, reason: reason.value.trim() || null, version: permit.version } }), local);
   };
   const pendingClaims = (permit.exemptions || []).filter((e) => e.status === "claimed").length;
+  // R-C1: an approval or permit is decided on its plans; the server refuses one without them on file.
+  const plans = permit.status === "under_review" ? missingDocuments(permit) : [];
+  const onPlans = (to) => to === "approved" || to === "issued";
   return h("section.card", { "data-test": "decision" }, h("h2", "Decision"),
     permit.status === "under_review" && pendingClaims ? banner("info", `${pendingClaims} exemption claim${pendingClaims === 1 ? "" : "s"} still to accept or reject.`) : null,
+    plans.length ? h("div", { "data-test": "decision-needs" }, banner("warn", `${permit.review_level === "land_disturbance_permit" ? "A permit is issued" : "An administrative review is approved"} on its plan: record the `,
+      plans.map((k) => DOCUMENT_KINDS[k].charAt(0).toLowerCase() + DOCUMENT_KINDS[k].slice(1)).join(" and the "),
+      " on file first (a paper plan delivered to the office counts).")) : null,
     permit.status === "under_review" ? field("Reason for the decision", reason, "Required. Recorded with the decision; the applicant sees it.") : null,
-    local, h("div.actions", choices.map(([to, text, danger]) => h(`button.${danger ? "danger" : "primary"}`, { type: "button", dataset: { to }, onclick: decide(to) }, text))));
+    local, h("div.actions", choices.map(([to, text, danger]) => h(`button.${danger ? "danger" : "primary"}`,
+      { type: "button", dataset: { to }, disabled: onPlans(to) && plans.length > 0, onclick: decide(to) }, text))));
 }
 
 function historyCard(events) {
@@ -152,7 +159,7 @@ export async function applicationDetailScreen(main, { id }) {
       h("div.grid.wide-left",
         h("div",
           h("section.card.determination", h("h2", permit.number || "Application without a number yet"),
-            h("p.level", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+            h("p.level", levelText(permit) || label(permit.review_level)),
             h("p", det.explanation || ""), (det.rules || []).length ? h("p.hint", `Rules applied: ${det.rules.join(", ")}`) : null),
           h("section.card", h("h2", "Project"),
             h("dl.kv",

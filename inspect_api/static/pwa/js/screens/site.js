@@ -4,7 +4,7 @@ import { h, mount, label, fmtDate, fmtTime } from "../dom.js";
 import * as store from "../store.js";
 import { currentUser } from "../auth.js";
 import { coverageReason } from "../rules/entry.js";
-import { LEVEL_TEXT } from "../rules/determination.js";
+import { levelText } from "../rules/determination.js";
 import { bestFix, distanceM, fmtDistance } from "../geo.js";
 import { onPulled, onSynced, syncState } from "../sync.js";
 import { uuid } from "../dom.js";
@@ -85,7 +85,7 @@ export async function siteScreen(main, { id }) {
         h("section.card.left",
           h("div.split", h("h2", permit.number || "Application"), h("span", statusChip(permit.status))),
           h("dl.kv",
-            h("dt", "Review"), h("dd", LEVEL_TEXT[permit.review_level] || label(permit.review_level)),
+            h("dt", "Review"), h("dd", levelText(permit) || label(permit.review_level)),
             h("dt", "Owner"), h("dd", (permit.owner && permit.owner.name) || "—"),
             h("dt", "Parcel"), h("dd", site.parcel_id || "—"),
             h("dt", "Disturbed area"), h("dd", `${Number(permit.disturbed_area_sqft || 0).toLocaleString("en-US")} sq ft`),
