@@ -12,7 +12,7 @@ from .. import audit
 from .. import documents as files
 from ..errors import NotFound
 from ..extensions import db
-from .common import require_editable, require_filer
+from .common import require_editable, require_filer, require_supervisor
 from .models import FinalReport, ReportDocument
 from .reports import EDITABLE
 
@@ -50,6 +50,26 @@ def add_document(user, report: FinalReport, stream: IO[bytes], *, kind: str, fil
     return doc, True
 
 
+def record_paper_document(user, report: FinalReport, *, kind: str, name: str) -> tuple[ReportDocument, bool]:
+    """A document delivered to the Town on paper, recorded by name by a supervisor (R-F2: it counts as
+    on file like an uploaded one). The same kind and name again answer the existing record."""
+    require_supervisor(user)
+    db.session.refresh(report, with_for_update=True)
+    require_editable(report, "final_report", EDITABLE)
+    name = " ".join(name.split())
+    for doc in report.documents:
+        if doc.storage_key is None and doc.kind == kind and doc.filename == name:
+            return doc, False
+    doc = ReportDocument(report_id=report.id, kind=kind, filename=name, uploaded_by=user.id)
+    report.documents.append(doc)
+    report.bump_version()
+    db.session.flush()
+    audit.record("final_report.document_record", "final_report", report.id,
+                 {"document_id": doc.id, "kind": kind, "name": name, "on_paper": True},
+                 actor=user, permit_id=report.permit_id)
+    return doc, True
+
+
 def get_document(report: FinalReport, document_id: str) -> ReportDocument:
     for doc in report.documents:
         if doc.id == str(document_id):
@@ -62,6 +82,8 @@ def remove_document(user, report: FinalReport, document_id: str) -> None:
     require_filer(user, report.permit_id)
     require_editable(report, "final_report", EDITABLE)
     doc = get_document(report, document_id)
+    if doc.storage_key is None:
+        require_supervisor(user)  # what the Town recorded receiving, only the Town takes off
     report.documents.remove(doc)
     report.bump_version()
     db.session.flush()
@@ -72,4 +94,6 @@ def remove_document(user, report: FinalReport, document_id: str) -> None:
 
 def document_source(doc: ReportDocument) -> dict[str, Any]:
     """Where to read the bytes: a signed URL to redirect to (S3), or an open file object (local store)."""
+    if doc.storage_key is None:
+        raise NotFound("This document was delivered on paper and recorded by name: the Town holds it, not a file.")
     return files.source(doc.storage_key, filename=doc.filename, content_type=doc.content_type)

@@ -67,7 +67,8 @@ class FinalReport(RecordMixin, ReviewMixin, db.Model):
 
 
 class ReportDocument(db.Model):
-    """A file of a final report, stored content-addressed in the blob store like photos."""
+    """A file of a final report, stored content-addressed in the blob store like photos; or a paper
+    delivered to the Town and recorded by name (content_type, sha256, size and storage_key all null)."""
 
     __tablename__ = "final_report_documents"
 
@@ -75,10 +76,10 @@ class ReportDocument(db.Model):
     report_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("final_reports.id"), nullable=False, index=True)
     kind: Mapped[str] = mapped_column(sa.String(30), nullable=False)
     filename: Mapped[str] = mapped_column(sa.String(200), nullable=False)
-    content_type: Mapped[str] = mapped_column(sa.String(60), nullable=False)
-    sha256: Mapped[str] = mapped_column(sa.String(64), nullable=False)
-    size: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
-    storage_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    content_type: Mapped[str | None] = mapped_column(sa.String(60), nullable=True)
+    sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    size: Mapped[int | None] = mapped_column(sa.BigInteger, nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
     uploaded_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     uploaded_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
 

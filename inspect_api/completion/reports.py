@@ -152,7 +152,8 @@ def due_facts(work_completed_on: date | None, submitted_at, today: date) -> dict
 def document_view(doc) -> dict[str, Any]:
     return {"id": doc.id, "kind": doc.kind, "filename": doc.filename, "content_type": doc.content_type,
             "sha256": doc.sha256, "bytes": doc.size, "uploaded_at": doc.uploaded_at, "uploaded_by": doc.uploaded_by,
-            "url": f"/api/v1/final-reports/{doc.report_id}/documents/{doc.id}"}
+            "on_paper": doc.storage_key is None,
+            "url": f"/api/v1/final-reports/{doc.report_id}/documents/{doc.id}" if doc.storage_key else None}
 
 
 def list_final_reports(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:

@@ -8,11 +8,12 @@ from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
 from .. import documents as files
+from ..errors import NotFound
 from ..records import expected_version
 from . import documents, reports
 from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
-                      FinalReportDocumentUploadQuerySchema, FinalReportQuerySchema, FinalReportSchema,
-                      FinalReportUpdateSchema)
+                      FinalReportDocumentUploadQuerySchema, FinalReportPaperDocumentSchema, FinalReportQuerySchema,
+                      FinalReportSchema, FinalReportUpdateSchema)
 
 blp = Blueprint("final_reports", __name__, url_prefix="/api/v1",
                 description="Final reports of land disturbance permits, due two years after completion (R-F2)")
@@ -108,6 +109,18 @@ class ReportDocuments(MethodView):
         return reports.document_view(doc), 201 if created else 200
 
 
+@blp.route("/final-reports/<report_id>/paper-documents", methods=["POST"])
+@roles_required("supervisor")
+@blp.arguments(FinalReportPaperDocumentSchema)
+@blp.response(201, FinalReportDocumentSchema)
+@blp.alt_response(200, schema=FinalReportDocumentSchema, description="The same kind and name again: the existing record")
+def record_paper_document(body, report_id):
+    """Record a document delivered to the Town on paper, by name (supervisor): it counts as on file (R-F2)"""
+    report = reports.get_final_report(current_user, report_id)
+    doc, created = documents.record_paper_document(current_user, report, kind=body["kind"], name=body["name"])
+    return reports.document_view(doc), 201 if created else 200
+
+
 @blp.route("/final-reports/<report_id>/documents/<document_id>")
 class ReportDocumentItem(MethodView):
     @login_required
@@ -115,6 +128,9 @@ class ReportDocumentItem(MethodView):
     def get(self, report_id, document_id):
         """The bytes of one document"""
         doc = documents.get_document(reports.get_final_report(current_user, report_id), document_id)
+        if doc.storage_key is None:
+            raise NotFound("This document was delivered on paper and recorded by name: the Town holds it, "
+                           "not a file.")
         return files.file_response(doc.storage_key, filename=doc.filename, content_type=doc.content_type,
                                    sha256=doc.sha256)
 

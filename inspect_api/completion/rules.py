@@ -83,7 +83,9 @@ def _stamp_problems(stamp: dict[str, Any] | None, label: str) -> list[str]:
 
 
 def report_problems(report: dict[str, Any], document_kinds: Iterable[str], today: date) -> dict[str, list[str]]:
-    """R-F2: what a final report must hold before it can be submitted, as field errors (empty when complete).
+    """R-F2: what a final report must hold before it can be submitted, as field errors (empty when complete):
+    among them the as-built plan and the O&M documentation as documents (`document_kinds`, uploaded files
+    and papers the Town recorded by name alike).
 
     `report` holds pls_stamp, pe_stamp (dicts or None), pe_applicable, certification (dict), discrepancies,
     controls and om_statement."""
@@ -112,8 +114,17 @@ def report_problems(report: dict[str, Any], document_kinds: Iterable[str], today
         errors["controls"] = ["List every structural and non-structural control on the site."]
     if not (report.get("om_statement") or "").strip():
         errors["om_statement"] = ["Document that the system was operated and maintained per the O&M plan."]
-    if "as_built_plan" not in set(document_kinds):
-        errors["documents"] = ["Upload the stamped as-built plan (a document of kind as_built_plan)."]
+    # "documentation to verify": the as-built plan and the O&M documentation are documents, uploaded or
+    # delivered on paper and recorded by name by the Town; the O&M statement alone does not suffice.
+    kinds = set(document_kinds)
+    if "as_built_plan" not in kinds:
+        errors.setdefault("documents", []).append(
+            "Upload the stamped as-built plan (a document of kind as_built_plan).")
+    if "om_documentation" not in kinds:
+        errors.setdefault("documents", []).append(
+            "Upload the documentation that the system was operated and maintained per the O&M plan (a document "
+            "of kind om_documentation), or deliver it on paper for the Town to record: a statement alone is not "
+            "enough (R-F2).")
     return errors
 
 

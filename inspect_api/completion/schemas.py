@@ -122,13 +122,15 @@ class FinalReportCreateSchema(FinalReportUpdateSchema):
 class FinalReportDocumentSchema(Schema):
     id = fields.String()
     kind = fields.String()
-    filename = fields.String()
-    content_type = fields.String()
-    sha256 = fields.String()
-    bytes = fields.Integer()
+    filename = fields.String(metadata={"description": "The file's name, or the name a paper was recorded by"})
+    content_type = fields.String(allow_none=True, metadata={"description": "null: delivered on paper"})
+    sha256 = fields.String(allow_none=True)
+    bytes = fields.Integer(allow_none=True)
     uploaded_at = fields.DateTime()
     uploaded_by = fields.String(allow_none=True)
-    url = fields.String()
+    on_paper = fields.Boolean(metadata={"description": "Delivered to the Town on paper and recorded by name "
+                                                       "(no file); it counts as on file (R-F2)"})
+    url = fields.String(allow_none=True, metadata={"description": "Where the file's bytes are read; null on paper"})
 
 
 class FinalReportSchema(_CloseoutRecordOut):
@@ -156,6 +158,13 @@ class FinalReportQuerySchema(PageArgs):
 class FinalReportDocumentUploadQuerySchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(DOCUMENT_KINDS))
     filename = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class FinalReportPaperDocumentSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(DOCUMENT_KINDS))
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200),
+                         metadata={"description": "What the paper is, as the Town files it (e.g. "
+                                                  "\"O&M log 2025-2026, delivered 3 March\")"})
 
 
 # -- certificates (R-F3) -----------------------------------------------------------------------------------

@@ -176,6 +176,13 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
         files=[{"name": "as-built.pdf", "mimeType": "application/pdf", "buffer": pdf_bytes("As-built")}])
     page.get_by_role("button", name="Upload document").click()
     page.locator("[data-test=report-documents] li:has-text('as-built.pdf')").wait_for()
+    # R-F2: the O&M documentation is a document too, and the list of what is missing says so before submitting.
+    assert "per the o&m plan" in page.inner_text("[data-test=report-missing]").lower()
+    page.get_by_label("Kind of document").select_option("om_documentation")
+    page.locator("[data-test=report-documents] input[type=file]").set_input_files(
+        files=[{"name": "om-log.pdf", "mimeType": "application/pdf", "buffer": pdf_bytes("O&M log")}])
+    page.get_by_role("button", name="Upload document").click()
+    page.locator("[data-test=report-documents] li:has-text('om-log.pdf')").wait_for()
     pls = page.locator("fieldset:has(legend:text('Professional land surveyor'))")
     pls.get_by_label("Name").fill("Dana Whitcomb")
     pls.get_by_label("License number").fill("PLS 41822")
@@ -193,7 +200,7 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
     release_db()
     reports = reports if isinstance(reports, list) else reports["items"]
     assert len(reports) == 1 and reports[0]["status"] == "submitted"
-    assert [d["kind"] for d in reports[0]["documents"]] == ["as_built_plan"]
+    assert [d["kind"] for d in reports[0]["documents"]] == ["as_built_plan", "om_documentation"]
     assert {c["kind"] for c in reports[0]["controls"]} == {"structural", "non_structural"}
 
     # The supervisor sees the report's documents on the card that accepts or returns it.
@@ -201,8 +208,9 @@ def test_final_report_with_documents_and_what_the_town_asks(live_server, new_con
     sign_in(office, live_server.url, supervisor_email)
     office.goto(f"{live_server.url}/#/closeout/{permit_id}")
     link = office.locator(f"[data-closeout='{reports[0]['id']}'] a[data-report-document][href^='blob:']")
-    link.wait_for()
-    assert "as-built.pdf" in link.inner_text()
+    link.first.wait_for()
+    link.nth(1).wait_for()
+    assert "as-built.pdf" in link.first.inner_text() and "om-log.pdf" in link.nth(1).inner_text()
     assert office.locator(f"[data-closeout='{reports[0]['id']}']").get_by_role("button", name="Accept").count() == 1
 
 

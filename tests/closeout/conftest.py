@@ -109,11 +109,16 @@ class Closeout:
         return self.client.post(f"/api/v1/final-reports/{report_id}/documents?kind={kind}&filename=plan.pdf",
                                 data=data, headers={**headers, "Content-Type": content_type, **extra_headers})
 
+    def documents(self, report_id: str, headers) -> None:
+        """R-F2: the as-built plan and the O&M documentation, as documents."""
+        assert self.upload(report_id, pdf_bytes(), headers).status_code == 201
+        assert self.upload(report_id, pdf_bytes("O&M log"), headers, kind="om_documentation").status_code == 201
+
     def accepted_report(self, permit, applicant_headers, supervisor_headers) -> dict:
         r = self.client.post("/api/v1/final-reports", json=self.report_body(permit.id), headers=applicant_headers)
         assert r.status_code == 201, r.get_json()
         report_id = r.get_json()["id"]
-        assert self.upload(report_id, pdf_bytes(), applicant_headers).status_code == 201
+        self.documents(report_id, applicant_headers)
         r = self.client.post(f"/api/v1/final-reports/{report_id}/submit", headers=applicant_headers)
         assert r.status_code == 200, r.get_json()
         r = self.client.post(f"/api/v1/final-reports/{report_id}/review", json={"decision": "accept"},

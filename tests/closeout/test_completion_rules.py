@@ -77,7 +77,7 @@ def _complete_report(**overrides):
 
 
 def test_complete_report_has_no_problems():
-    assert rules.report_problems(_complete_report(), ["as_built_plan"], date(2026, 5, 1)) == {}
+    assert rules.report_problems(_complete_report(), ["as_built_plan", "om_documentation"], date(2026, 5, 1)) == {}
 
 
 @pytest.mark.parametrize("overrides, field", [
@@ -94,7 +94,7 @@ def test_complete_report_has_no_problems():
 ])
 def test_report_problems_name_the_missing_part(overrides, field):
     """R-F2: stamps, certification incl. permanent controls and stormwater facilities, discrepancies, controls, O&M."""
-    assert set(rules.report_problems(_complete_report(**overrides), ["as_built_plan"], date(2026, 5, 1))) == {field}
+    assert set(rules.report_problems(_complete_report(**overrides), ["as_built_plan", "om_documentation"], date(2026, 5, 1))) == {field}
 
 
 def test_report_needs_the_as_built_plan_document():
@@ -105,12 +105,12 @@ def test_report_needs_the_as_built_plan_document():
 def test_pe_stamp_may_be_declared_not_applicable():
     """R-F2 "as applicable"."""
     report = _complete_report(pe_stamp=None, pe_applicable=False)
-    assert rules.report_problems(report, ["as_built_plan"], date(2026, 5, 1)) == {}
+    assert rules.report_problems(report, ["as_built_plan", "om_documentation"], date(2026, 5, 1)) == {}
 
 
 def test_stamp_dated_today_is_fine():
     report = _complete_report(pls_stamp={"name": "A", "license_number": "1", "stamp_date": date(2026, 5, 1)})
-    assert rules.report_problems(report, ["as_built_plan"], date(2026, 5, 1)) == {}
+    assert rules.report_problems(report, ["as_built_plan", "om_documentation"], date(2026, 5, 1)) == {}
 
 
 def test_return_needs_reasons():

@@ -35,7 +35,10 @@ def test_draft_report_shows_due_date_and_what_is_missing(factory, client, closeo
     assert body["work_completed_on"] == (local_today() - timedelta(days=10)).isoformat()
     assert body["due_on"] == final_report_due_on(local_today() - timedelta(days=10)).isoformat()
     assert body["overdue"] is False and body["submitted_late"] is False
-    assert body["missing"] == {"documents": ["Upload the stamped as-built plan (a document of kind as_built_plan)."]}
+    assert body["missing"] == {"documents": [
+        "Upload the stamped as-built plan (a document of kind as_built_plan).",
+        "Upload the documentation that the system was operated and maintained per the O&M plan (a document of kind "
+        "om_documentation), or deliver it on paper for the Town to record: a statement alone is not enough (R-F2)."]}
     again = client.post("/api/v1/final-reports", json=closeout.report_body(permit.id, id=report_id), headers=headers)
     assert again.status_code == 200 and again.get_json()["id"] == report_id
     other = client.post("/api/v1/final-reports", json=closeout.report_body(permit.id), headers=headers)
@@ -145,7 +148,7 @@ def test_submit_needs_a_complete_report(factory, client, closeout):
     r = client.patch(url, json={"pe_applicable": False, "controls": [{"name": "Swale", "kind": "structural"}],
                                 "om_statement": "Maintained per O&M plan", "version": 1}, headers=headers)
     assert r.status_code == 200 and set(r.get_json()["missing"]) == {"documents"}
-    closeout.upload(report["id"], pdf_bytes(), headers)
+    closeout.documents(report["id"], headers)
     r = client.post(url + "/submit", headers={**headers, "If-Match": "1"})
     assert r.status_code == 409 and r.get_json()["error"] == "version_conflict"
     r = client.post(url + "/submit", headers=headers)
@@ -164,6 +167,7 @@ def test_review_return_then_resubmit_then_accept(factory, client, closeout):
     report = _draft(client, closeout, closeout.permit("permit", applicant=applicant), headers)
     url = f"/api/v1/final-reports/{report['id']}"
     doc = closeout.upload(report["id"], pdf_bytes(), headers).get_json()
+    closeout.upload(report["id"], pdf_bytes("O&M log"), headers, kind="om_documentation")
     assert client.post(url + "/review", json={"decision": "accept"}, headers=sup).status_code == 409  # still a draft
     client.post(url + "/submit", headers=headers)
     assert client.post(url + "/review", json={"decision": "accept"}, headers=inspector).status_code == 403
@@ -210,7 +214,7 @@ def test_final_reports_due_helper(app, factory, client, closeout):
     closeout.permit("admin", applicant=applicant, completed_on=_years_before(today, 2) - timedelta(days=3))
     _draft(client, closeout, soon, headers)
     report = _draft(client, closeout, answered, headers)
-    closeout.upload(report["id"], pdf_bytes(), headers)
+    closeout.documents(report["id"], headers)
     assert client.post(f"/api/v1/final-reports/{report['id']}/submit", headers=headers).status_code == 200
     rows = final_reports_due(today + timedelta(days=30))
     assert [r["permit_id"] for r in rows] == [overdue.id, soon.id]
@@ -223,3 +227,49 @@ def test_final_reports_due_helper(app, factory, client, closeout):
     stranger, _ = factory.as_role("applicant")
     assert len(final_reports_due(today + timedelta(days=30), user=applicant)) == 2
     assert final_reports_due(today + timedelta(days=30), user=stranger) == []
+
+
+def test_a_report_is_submitted_only_with_its_om_documentation_as_a_document(factory, client, closeout):
+    """R-F2 "documentation to verify": the as-built plan and a statement do not suffice."""
+    applicant, headers = factory.as_role("applicant")
+    report = _draft(client, closeout, closeout.permit("permit", applicant=applicant), headers)
+    url = f"/api/v1/final-reports/{report['id']}"
+    assert closeout.upload(report["id"], pdf_bytes(), headers).status_code == 201
+    r = client.post(url + "/submit", headers=headers)
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"] == {"documents": [
+        "Upload the documentation that the system was operated and maintained per the O&M plan (a document of kind "
+        "om_documentation), or deliver it on paper for the Town to record: a statement alone is not enough (R-F2)."]}
+    assert client.get(url, headers=headers).get_json()["status"] == "draft"
+    assert closeout.upload(report["id"], pdf_bytes("O&M log"), headers, kind="om_documentation").status_code == 201
+    r = client.post(url + "/submit", headers=headers)
+    assert r.status_code == 200 and r.get_json()["status"] == "submitted" and r.get_json()["missing"] == {}
+
+
+def test_a_paper_delivered_to_the_town_and_recorded_by_name_counts(factory, client, closeout):
+    """R-F2: the O&M log handed in on paper is recorded by name by a supervisor; it counts as on file."""
+    applicant, headers = factory.as_role("applicant")
+    supervisor, sup = factory.as_role("supervisor")
+    report = _draft(client, closeout, closeout.permit("permit", applicant=applicant), headers)
+    url = f"/api/v1/final-reports/{report['id']}"
+    closeout.upload(report["id"], pdf_bytes(), headers)
+    paper = {"kind": "om_documentation", "name": "O&M log 2025-2026 (binder, delivered 3 March)"}
+    r = client.post(url + "/paper-documents", json=paper, headers=headers)
+    assert r.status_code == 403 and r.get_json()["error"] == "forbidden"  # the Town records what it received
+    r = client.post(url + "/paper-documents", json=paper, headers=sup)
+    assert r.status_code == 201, r.get_json()
+    doc = r.get_json()
+    assert (doc["kind"], doc["filename"], doc["on_paper"], doc["url"], doc["content_type"], doc["bytes"]) == (
+        "om_documentation", paper["name"], True, None, None, None)
+    assert doc["uploaded_by"] == supervisor.id
+    again = client.post(url + "/paper-documents", json=paper, headers=sup)
+    assert again.status_code == 200 and again.get_json()["id"] == doc["id"]
+    r = client.get(f"{url}/documents/{doc['id']}", headers=sup)
+    assert r.status_code == 404 and "on paper" in r.get_json()["message"]
+    assert client.delete(f"{url}/documents/{doc['id']}", headers=headers).status_code == 403
+    listed = client.get(url, headers=headers).get_json()
+    assert listed["missing"] == {} and [d["on_paper"] for d in listed["documents"]] == [False, True]
+    r = client.post(url + "/submit", headers=headers)
+    assert r.status_code == 200 and r.get_json()["status"] == "submitted"
+    r = client.post(url + "/paper-documents", json={**paper, "name": "Another"}, headers=sup)
+    assert r.status_code == 409 and r.get_json()["error"] == "record_locked"

@@ -82,7 +82,7 @@ export async function finalReportScreen(main, { id: permitId }) {
         h("ul", missing.map(([k, v]) => h("li", `${MISSING_WORDS[k] || label(k)}: ${[].concat(v).join(" ")}`)))) : null,
       h("section.card", { "data-test": "report-documents" }, h("h2", `Documents (${(report.documents || []).length})`),
         (report.documents || []).length ? h("ul.plain", report.documents.map((d) => h("li.item", h("span.label", d.filename),
-          h("p.hint", `${(REPORT_DOCS.find((x) => x[0] === d.kind) || [0, label(d.kind)])[1]} · ${Math.ceil(d.bytes / 1024)} KB`)))) : h("p.muted", "None yet."),
+          h("p.hint", `${(REPORT_DOCS.find((x) => x[0] === d.kind) || [0, label(d.kind)])[1]} · ${d.on_paper ? "delivered on paper, recorded by the Town" : `${Math.ceil(d.bytes / 1024)} KB`}`)))) : h("p.muted", "None yet."),
         editable ? [field("Kind of document", docKind), file.el, h("div.actions", h("button", { type: "button", onclick: upload }, "Upload document"))] : null),
       editable ? h("form.card", { novalidate: true, onsubmit: (e) => e.preventDefault() },
         h("h2", "Stamps"),

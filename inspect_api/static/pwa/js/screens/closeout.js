@@ -134,6 +134,7 @@ function evidence(rec, urls) {
       ? h("figure.photo", { dataset: { photo: p.id } }, h("p", "Not received yet from the applicant's device"))
       : thumb(p.id, "Photo of the completed work")))] : null,
     rec.documents ? [h("h3", `Documents (${docs.length})`), docs.length ? h("ul.plain", docs.map((d) => {
+      if (d.on_paper) return h("li.item", { dataset: { reportDocument: d.id } }, `${label(d.kind)}: ${d.filename} (on paper, at the Town)`);
       const link = h("a.button", { "aria-disabled": "true", dataset: { reportDocument: d.id } }, `${label(d.kind)}: ${d.filename}`);
       raw(d.url).then((r) => r.blob()).then((blob) => {
         const url = URL.createObjectURL(blob);
