@@ -140,7 +140,9 @@ DAYS_BEFORE_START = {"submitted": 30, "under_review": 25, "approved": 10, "issue
 def _dated(permit, to: str, day: date) -> None:
     """Put the move just made (its event, and the permit's submission or decision time) on `day`."""
     at = datetime.combine(day, day_time(10, 0), tzinfo=clock.town_zone()).astimezone(timezone.utc)
-    workflow.list_events(permit)[-1].at = at
+    # The move's own event: the permit's creation and its first move share one instant, so the last
+    # event by time may be either; pick the one that records this move.
+    [event for event in workflow.list_events(permit) if event.to_status == to][-1].at = at
     if to == "submitted":
         permit.submitted_at = at
     elif to in ("approved", "issued"):

@@ -45,14 +45,18 @@ def test_entry_and_inspections(ctx):
                and a.signature_photo_id and a.created_by == ctx.users["inspector"].id for a in auths)
     inspections = _all(Inspection)
     assert Counter((i.permit_id, i.kind, i.status) for i in inspections) == {
-        (site.id, "routine", "approved"): 1, (site.id, "storm_event", "submitted"): 1,
-        (site.id, "follow_up", "submitted"): 1, (second.id, "routine", "draft"): 1}
+        (site.id, "post_installation", "submitted"): 1, (site.id, "routine", "approved"): 1,
+        (site.id, "storm_event", "submitted"): 1, (site.id, "follow_up", "submitted"): 1,
+        (second.id, "post_installation", "submitted"): 1, (second.id, "routine", "submitted"): 2,
+        (second.id, "routine", "draft"): 1}
     by_kind = {i.kind: i for i in inspections if i.permit_id == site.id}
+    assert all(i.findings == [] for i in inspections if i.kind in ("post_installation", "routine"))
     assert by_kind["routine"].reviewed_by == ctx.users["supervisor"].id
     assert {a["answer"] for a in by_kind["routine"].checklist_items} == {"ok"}
     assert by_kind["follow_up"].verifies_finding_ids == [
         f.id for f in by_kind["storm_event"].findings if f.item_key == "perimeter_controls_maintained"]
-    assert sorted((ctx.today - local_date(i.started_at)).days for i in inspections) == [1, 1, 3, 14]
+    # Within the owner's consent to entry (from 30 days ago); at most 14 days between full inspections.
+    assert sorted((ctx.today - local_date(i.started_at)).days for i in inspections) == [1, 1, 3, 8, 14, 16, 27, 28]
 
 
 def test_findings_have_their_due_dates(ctx):
@@ -104,12 +108,12 @@ def test_closeout_bond_and_enforcement(ctx):
 def test_who_sees_what(ctx, client):
     inspector, applicant = _login(client, "inspector"), _login(client, "applicant")
     r = client.get("/api/v1/inspections", headers=inspector)
-    assert r.status_code == 200 and len(r.get_json()) == 4
+    assert r.status_code == 200 and len(r.get_json()) == 8
     # The demo applicant sees the submitted and approved visits of their own subdivision, not the
     # inspector's draft on another owner's yard.
     r = client.get("/api/v1/inspections", headers=applicant)
     assert r.status_code == 200
-    assert sorted(i["kind"] for i in r.get_json()) == ["follow_up", "routine", "storm_event"]
+    assert sorted(i["kind"] for i in r.get_json()) == ["follow_up", "post_installation", "routine", "storm_event"]
     r = client.get("/api/v1/findings?status=open", headers=applicant)
     assert r.status_code == 200 and len(r.get_json()) == 3
     r = client.get("/api/v1/completion-notices", headers=applicant)

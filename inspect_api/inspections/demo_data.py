@@ -1,9 +1,15 @@
-"""Demo data: a month of inspections on the inspector's active sites.
+"""Demo data: a month of inspections on the inspector's active sites, on the program's schedule (R-I1).
 
-On the first site: an approved routine visit with every control in order, a storm-event visit that
-found two deficiencies (each raising a finding with its R-I4 due date), and a follow-up, awaiting
-review, that finds the silt fence repaired but the catch basins still unprotected. On the second
-site (or the first, if there is only one): a routine visit still in draft.
+On the first site: a post-installation visit once the owner's consent to entry began, an approved
+routine visit with every control in order, a storm-event visit that found two deficiencies (each raising
+a finding with its R-I4 due date), and a follow-up, awaiting review, that finds the silt fence repaired
+but the catch basins still unprotected. On the second site (or the first, if there is only one): a
+post-installation visit and two routine visits at most 14 days apart, then a routine visit still in
+draft. So the demo's day owes what an inspector would expect: yesterday's storm at both sites, the
+applicant's re-inspection, the findings' follow-ups, the next routine visits ahead, and one overdue
+item, the follow-up of the washout's pH exceedance (sampling demo). Work there commenced before the
+consent to entry began, so no pre-construction inspection is on record: the MS4 report counts them
+missed.
 """
 from __future__ import annotations
 
@@ -67,6 +73,11 @@ def seed_inspections(ctx: DemoContext) -> None:
         return  # No active permit is assigned to the inspector: there is no site to inspect.
     permit = sites[0][1]
     phase = permit.phases[0].name if permit.phases else None
+    _inspect(ctx, permit, "post_installation", 27, "08:30", "09:45", phase=phase, status="submitted",
+             weather={"conditions": "partly cloudy", "temperature_f": 55, "rainfall_in_24h": 0},
+             checklist={"template": DEFAULT_KEY, "items": _answers()},
+             notes="Compost sock and silt fence installed along the wetland buffer; entrance stone and inlet "
+                   "locations marked.")
     routine = _inspect(ctx, permit, "routine", 14, "09:30", "10:40", phase=phase, status="submitted",
                        weather={"conditions": "sunny", "temperature_f": 61, "rainfall_in_24h": 0},
                        checklist={"template": DEFAULT_KEY, "items": _answers()},
@@ -83,6 +94,15 @@ def seed_inspections(ctx: DemoContext) -> None:
              checklist={"template": DEFAULT_KEY, "items": _answers(dict([INLETS_AGAIN]))},
              notes="Silt fence behind lot 6 re-trenched and restaked; accumulated sediment removed.")
     other = sites[1][1] if len(sites) > 1 else permit
+    if other is not permit:
+        other_phase = other.phases[0].name if other.phases else None
+        for kind, day, start, end, notes in (
+                ("post_installation", 28, "13:00", "13:50", "Silt fence along the swale and the stone entrance in."),
+                ("routine", 16, "09:10", "10:00", "Controls in order; stockpile covered."),
+                ("routine", 8, "14:00", "14:45", "Controls in order; washout lined ahead of the slab pour.")):
+            _inspect(ctx, other, kind, day, start, end, phase=other_phase, status="submitted", notes=notes,
+                     weather={"conditions": "overcast", "temperature_f": 52, "rainfall_in_24h": 0},
+                     checklist={"template": DEFAULT_KEY, "items": _answers()})
     _inspect(ctx, other, "routine", 1, "14:20", None, checklist={"template": DEFAULT_KEY, "items": _answers(limit=6)},
              weather={"conditions": "overcast", "temperature_f": 58, "rainfall_in_24h": 0},
              notes="Started; yard walk to finish after the concrete pour.")
