@@ -141,9 +141,14 @@ def _dated(permit, to: str, day: date) -> None:
     """Put the move just made (its event, and the permit's submission or decision time) on `day`."""
     at = datetime.combine(day, day_time(10, 0), tzinfo=clock.town_zone()).astimezone(timezone.utc)
     # The move's own event: the permit's creation and its first move share one instant, so the last
-    # event by time may be either; pick the one that records this move.
-    [event for event in workflow.list_events(permit) if event.to_status == to][-1].at = at
+    # event by time may be either; pick the one that records this move (and the creation goes with the
+    # submission, an hour before it).
+    events = workflow.list_events(permit)
+    [event for event in events if event.to_status == to][-1].at = at
     if to == "submitted":
+        for event in events:
+            if event.to_status == "draft":
+                event.at = at - timedelta(hours=1)
         permit.submitted_at = at
     elif to in ("approved", "issued"):
         permit.decided_at = at

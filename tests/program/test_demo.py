@@ -9,6 +9,7 @@ import pytest
 
 from inspect_api import clock, demo
 from inspect_api.entry.demo_data import field_sites
+from inspect_api.permits import workflow
 from inspect_api.program import rules, services
 
 PASSWORDS = {"applicant": "pw-applicant-1", "inspector": "pw-inspector-1", "supervisor": "pw-supervisor-1",
@@ -67,3 +68,12 @@ def test_demo_ms4_report_counts_the_pre_construction_inspections_missed(ctx, cli
     # inspection on record: each is missed, and not done.
     assert [(row["month"], row["due"], row["not_done"], row["missed"]) for row in rows] == [
         (commenced.strftime("%Y-%m"), 4, 4, 4)]
+
+
+def test_demo_history_of_each_commenced_site_runs_in_order_so_its_visits_find_it_approved(ctx):
+    # The creation and the submission happen at one instant; the submission is the one dated back.
+    for key in ("sconticut", "alden", "mill", "green"):
+        permit = ctx.permits[key]
+        decided = "issued" if permit.review_level == "land_disturbance_permit" else "approved"
+        assert [e.to_status for e in workflow.list_events(permit)][:5] == [
+            "draft", "submitted", "under_review", decided, "active"], key
