@@ -19,6 +19,7 @@ KIND_TITLES = {
     "controls": "§B(1)(b) Maintain, install or perform additional erosion and sedimentation controls",
     "monitoring": "§B(1)(c) Monitoring, analyses and reporting",
     "remediation": "§B(1)(d) Remediation of erosion and sedimentation",
+    "other": "Another requirement, stated in words below (§B(1))",
 }
 SERVICE_TITLES = {"hand": "by hand", "certified_mail": "by certified mail", "first_class_mail": "by first-class mail",
                   "posted_on_site": "by posting on the site", "email": "by e-mail"}

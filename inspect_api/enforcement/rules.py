@@ -15,8 +15,24 @@ CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
 
 # --- Orders (R-O1, R-O2) -------------------------------------------------------------------------
-# The four kinds of order of bylaw Enforcement §B(1)(a)-(d).
-ORDER_KINDS = ("cease_and_desist", "controls", "monitoring", "remediation")
+# The four kinds of order of bylaw Enforcement §B(1)(a)-(d), and `other`: the list "may include" them,
+# so an order may also hold another requirement stated in words (R-O1).
+ORDER_KINDS = ("cease_and_desist", "controls", "monitoring", "remediation", "other")
+OTHER_KIND = "other"
+
+
+def requirement_problems(kinds: Sequence[str], requirements: Iterable[dict]) -> list[str]:
+    """R-O1: a requirement of kind `other` is stated in words, and an order of kind `other` holds one."""
+    requirements = list(requirements)
+    problems = []
+    others = [r for r in requirements if r.get("kind") == OTHER_KIND]
+    if any(not (r.get("text") or "").strip() for r in others):
+        problems.append("A requirement of kind other states it in words.")
+    elif OTHER_KIND in kinds and not others:
+        problems.append("Kind other needs the requirement stated in words.")
+    return problems
+
+
 SERVICE_METHODS = ("hand", "certified_mail", "first_class_mail", "posted_on_site", "email")
 STORED_ORDER_STATUSES = ("open", "complied", "town_performed", "closed")
 # "overdue" is never stored: it is an open order seen after its deadline (no nightly job to forget).

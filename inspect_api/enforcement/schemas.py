@@ -28,8 +28,10 @@ class OrderServiceSchema(Schema):
     served_to = fields.String(allow_none=True, validate=validate.Length(max=300))
 
 
-_kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)), validate=validate.Length(min=1, max=4),
-                     metadata={"description": "Any of the four kinds of bylaw Enforcement §B(1)(a)-(d)."})
+_KINDS_TEXT = ("Any of the four kinds of bylaw Enforcement §B(1)(a)-(d), and `other`: another requirement stated "
+               "in words (R-O1), given as a requirement of kind `other`.")
+_kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)),
+                     validate=validate.Length(min=1, max=len(rules.ORDER_KINDS)), metadata={"description": _KINDS_TEXT})
 
 
 class ViolatedProvisionSchema(Schema):
@@ -53,7 +55,7 @@ class OrderCreateSchema(Schema):
     id = fields.UUID(metadata={"description": "Client-made UUID; POSTing it again is idempotent."})
     permit_id = fields.UUID(required=True)
     kinds = fields.List(fields.String(validate=validate.OneOf(rules.ORDER_KINDS)), required=True,
-                        validate=validate.Length(min=1, max=4))
+                        validate=validate.Length(min=1, max=len(rules.ORDER_KINDS)), metadata={"description": _KINDS_TEXT})
     requirements = fields.List(fields.Nested(OrderRequirementSchema), required=True,
                                validate=validate.Length(min=1, max=50))
     finding_ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=200))

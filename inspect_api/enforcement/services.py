@@ -101,6 +101,9 @@ def _check_content(permit: Permit, values: dict[str, Any]) -> None:
     stray = sorted({r["kind"] for r in values["requirements"]} - set(kinds))
     if stray:
         errors["requirements"] = [f"Requirement of kind {', '.join(stray)} is not among the order's kinds."]
+    worded = rules.requirement_problems(kinds, values["requirements"])
+    if worded:
+        errors.setdefault("requirements", []).extend(worded)
     problem = rules.deadline_problem(values["issued_on"], values["deadline"])
     if problem:
         errors["deadline"] = [problem]

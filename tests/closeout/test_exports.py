@@ -208,7 +208,8 @@ def test_ms4_annual_report_counts_at_the_edges(factory, client, closeout, data):
     assert report["inspections"]["by_kind"]["final"] == 0
     enforcement = report["enforcement_actions"]
     assert enforcement["orders"] == 1 and enforcement["citations"] == 0 and enforcement["total"] == 1
-    assert enforcement["orders_by_kind"] == {"cease_and_desist": 1, "controls": 1, "monitoring": 0, "remediation": 0}
+    assert enforcement["orders_by_kind"] == {"cease_and_desist": 1, "controls": 1, "monitoring": 0, "remediation": 0,
+                                          "other": 0}
     assert report["findings"] == {"opened": 2, "closed": 1}
     assert report["certificates_of_completion"] == 0
     r = client.get("/api/v1/exports/ms4-annual-report?from=2026-03-06&to=2026-03-05", headers=sup)

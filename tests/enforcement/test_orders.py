@@ -6,6 +6,7 @@ import uuid
 from datetime import date, datetime, time, timezone
 
 import pytest
+from pypdf import PdfReader
 
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
@@ -265,3 +266,25 @@ def test_an_order_takes_a_bounded_number_of_bounded_responses(client, cast, perm
                            headers=cast.app).status_code == 201
     r = client.post(f"/api/v1/orders/{other['id']}/responses", json={"note": "sixth"}, headers=cast.app)
     assert r.status_code == 409 and r.get_json()["error"] == "too_many_responses"
+
+
+def test_an_order_may_hold_another_requirement_stated_in_words(client, cast, permit, town_clock):
+    """R-O1: the list (a)-(d) "may include"; another requirement stated in words is an order too, through
+    the API and on the order's PDF; kind `other` needs its words."""
+    words = "Remove the stockpile of loam from the wetland buffer and restore the grade"
+    order = issue(client, cast, permit, kinds=["controls", "other"], requirements=[
+        {"kind": "controls", "text": "Re-install silt fence along the east swale"}, {"kind": "other", "text": words}])
+    assert order["kinds"] == ["controls", "other"]
+    assert order["requirements"][1] == {"kind": "other", "text": words}
+    r = client.get(f"/api/v1/orders/{order['id']}", headers=cast.app)
+    assert r.status_code == 200 and r.get_json()["requirements"][1]["text"] == words
+    r = client.get(f"/api/v1/orders/{order['id']}.pdf", headers=cast.app)
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(r.data)).pages).split())
+    assert "Another requirement, stated in words below" in text and words in text
+    r = client.post("/api/v1/orders", json=order_body(permit, kinds=["other"], requirements=[
+        {"kind": "other", "text": "   "}]), headers=cast.sup)
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"] == {"requirements": ["A requirement of kind other states it in words."]}
+    r = client.post("/api/v1/orders", json=order_body(permit, kinds=["controls", "other"]), headers=cast.sup)
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"] == {"requirements": ["Kind other needs the requirement stated in words."]}

@@ -15,7 +15,7 @@ const KINDS = {
   approval_lapsed: "Exemption lapsed: review needed before work",
 };
 const ORDER_KINDS = [["cease_and_desist", "Cease and desist"], ["controls", "Install or maintain controls"],
-  ["monitoring", "Monitoring"], ["remediation", "Remediation"]];
+  ["monitoring", "Monitoring"], ["remediation", "Remediation"], ["other", "Something else, stated in words"]];
 const DAYS_AHEAD = 30;
 
 // The deadline list's summaries carry record codes ("deficiency (moderate): …", "ORD-2026-0001
@@ -270,6 +270,7 @@ function bondCard(bond, run, permit, waits) {
 function ordersCard(data, run) {
   const boxes = ORDER_KINDS.map(([value]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
   const requirement = h("textarea", { rows: 3, name: "requirement" });
+  const otherText = h("textarea", { rows: 2, name: "other_requirement" });
   const deadline = h("input", { type: "date", name: "deadline", value: plusDays(7) });
   const local = h("div", { "aria-live": "polite" });
   const issue = async (event) => {
@@ -279,6 +280,9 @@ function ordersCard(data, run) {
     if (!kinds.length) problems.push("Choose at least one kind of order.");
     if (!requirement.value.trim()) problems.push("Write what the order requires.");
     if (!deadline.value) problems.push("Set the deadline for compliance.");
+    // R-O1: besides (a)-(d), another requirement stated in words; alone, the requirement above is it.
+    const listed = kinds.filter((k) => k !== "other");
+    if (kinds.includes("other") && listed.length && !otherText.value.trim()) problems.push("Write in words what else must be done.");
     if (problems.length) { mount(local, banner("error", problems.map((p) => h("p", p)))); return; }
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     const names = kinds.map((k) => ORDER_KINDS.find((x) => x[0] === k)[1].toLowerCase()).join(", ");
@@ -287,7 +291,10 @@ function ordersCard(data, run) {
         "An issued order is a legal notice: it cannot be withdrawn in the app."] });
     if (!ok) return;
     run(button, () => api("/api/v1/orders", { method: "POST", body: {
-      id: uuid(), permit_id: data.permit.id, kinds, requirements: [{ kind: kinds[0], text: requirement.value.trim() }], deadline: deadline.value } }));
+      id: uuid(), permit_id: data.permit.id, kinds, requirements: [
+        ...(listed.length ? [{ kind: listed[0], text: requirement.value.trim() }] : []),
+        ...(kinds.includes("other") ? [{ kind: "other", text: (listed.length ? otherText.value : requirement.value).trim() }] : [])],
+      deadline: deadline.value } }));
   };
   return h("section.card", h("h2", `Orders (${data.orders.length})`),
     data.orders.length ? h("ul.plain", data.orders.map((o) => h("li.item", { dataset: { order: o.id } },
@@ -295,7 +302,9 @@ function ordersCard(data, run) {
       h("p.muted", (o.requirements[0] || {}).text || ""), orderDeliveries(data, o, run)))) : h("p.muted", "No orders on this permit."),
     h("form", { onsubmit: issue, novalidate: true }, h("h3", "Issue order"),
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
-      field("Requirement", requirement, "What must be done, where."), field("Deadline", deadline), local,
+      field("Requirement", requirement, "What must be done, where."),
+      field("What else must be done", otherText, "When “Something else, stated in words” is chosen beside other kinds."),
+      field("Deadline", deadline), local,
       h("div.actions", h("button.primary", { type: "submit" }, "Issue order"))));
 }
 

@@ -23,4 +23,4 @@ export function townAsksSection(records) {
     rows.length ? h("ul.plain", rows) : h("p.muted", "No orders or findings to act on."));
 }
 
-export const ORDER_WORDS = { cease_and_desist: "Cease and desist", controls: "Install or maintain controls", monitoring: "Monitoring", remediation: "Remediation" };
+export const ORDER_WORDS = { cease_and_desist: "Cease and desist", controls: "Install or maintain controls", monitoring: "Monitoring", remediation: "Remediation", other: "Something else, stated in words" };
