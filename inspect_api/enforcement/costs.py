@@ -91,9 +91,8 @@ def statement(record: CostRecovery, on: date | None = None) -> dict[str, Any]:
 
 
 def _window_end(record: CostRecovery) -> date | None:
-    """The owner's protest window: the one the lien follows (R-O3)."""
-    owner = rules.owner_received_on([rules.NoticeFacts(n.role, n.sent_on, n.received_on) for n in record.recipients])
-    return rules.protest_window_ends(owner) if owner else None
+    """The last recipient's protest window: the one the lien follows (R-O3)."""
+    return rules.last_window_ends([rules.NoticeFacts(n.role, n.sent_on, n.received_on) for n in record.recipients])
 
 
 def _first_sent(record: CostRecovery) -> date | None:
@@ -436,7 +435,7 @@ def lien_certificate(record: CostRecovery, on: date | None = None) -> bytes:
         raise Conflict("The costs have not become a lien: " + {
             "not_noticed": "no notice of costs has been sent.", "protest_pending": "a protest awaits decision.",
             "paid": "they are paid.", "void": "they were voided.",
-            "due": "the owner's protest period or the 30 days after a decision have not ended."}[today["status"]],
+            "due": "a recipient may still protest, or the 30 days after a decision have not ended."}[today["status"]],
             error="no_lien")
     permit = db.session.get(Permit, record.permit_id)
     owners = list(db.session.scalars(select(Party).where(Party.permit_id == record.permit_id, Party.role == "owner")

@@ -142,14 +142,16 @@ def amount_due(costs_total: Decimal, decision: str | None, decided_amount: Decim
     return costs_total
 
 
-def lien_on(received_on: date | None, protest_filed_on: date | None, decision: str | None,
+def lien_on(windows_end: date | None, protest_filed_on: date | None, decision: str | None,
             decided_on: date | None, court_decision_on: date | None) -> date | None:
     """R-O3: the day at whose end costs still unpaid become a special assessment and a lien on the
-    owner's property: the last day of the owner's protest window when no protest was filed; the 30th
-    day after an SA decision affirming or reducing the costs; or the 30th day after a final court
-    decision ("within 30 days following a decision of the Stormwater Authority ..., or from a final
-    decision of a court": the 30 days govern both). None while none of these applies (no receipt
-    yet, a protest pending, costs voided). `received_on` is the owner's receipt."""
+    owner's property: when no protest was filed, the last day of the last recipient's protest window
+    ("the expiration of the time in which to file a protest": while any recipient may still protest,
+    no lien attaches); the 30th day after an SA decision affirming or reducing the costs; or the 30th
+    day after a final court decision ("within 30 days following a decision of the Stormwater
+    Authority ..., or from a final decision of a court": the 30 days govern both). None while none of
+    these applies (a recipient not yet notified, a protest pending, costs voided). `windows_end` is
+    `last_window_ends` of the notices."""
     if court_decision_on is not None:
         return court_decision_on + timedelta(days=LIEN_AFTER_COURT_DAYS)
     if decision == "void":
@@ -158,9 +160,7 @@ def lien_on(received_on: date | None, protest_filed_on: date | None, decision: s
         if decision in ("affirm", "reduce") and decided_on is not None:
             return decided_on + timedelta(days=LIEN_AFTER_DECISION_DAYS)
         return None
-    if received_on is not None:
-        return protest_window_ends(received_on)
-    return None
+    return windows_end
 
 
 def parse_rates(text: str) -> tuple[tuple[date, Decimal], ...]:
@@ -249,13 +249,13 @@ class CostFacts:
     rates: tuple[tuple[date, Decimal], ...] = DEFAULT_RATES
 
 
-def owner_received_on(notices: Sequence[NoticeFacts]) -> date | None:
-    """The lien follows the owner's notice (R-O3: a lien "on the owner's property"): the day the
-    last owner notified received it; None until every owner notice is received."""
-    owners = [n for n in notices if n.role == "owner"]
-    if not owners or any(n.received_on is None for n in owners):
+def last_window_ends(notices: Sequence[NoticeFacts]) -> date | None:
+    """R-O3: the end of the time in which to file a protest, the last day of the last recipient's
+    window; None while a recipient has not received the notice (they may still protest) or no owner
+    was notified (the lien is on the owner's property)."""
+    if not any(n.role == "owner" for n in notices) or any(n.received_on is None for n in notices):
         return None
-    return max(n.received_on for n in owners)
+    return max(protest_window_ends(n.received_on) for n in notices)
 
 
 def first_received_on(notices: Sequence[NoticeFacts]) -> date | None:
@@ -307,7 +307,7 @@ def cost_statement(facts: CostFacts, on: date) -> Statement:
     due_on = costs_due_on(first_received_on(notices)) if principal > 0 else None
     interest_from = interest_starts_on(due_on) if due_on else None
     interest = accrued_interest(principal, payments, interest_from, on, facts.rates) if interest_from else ZERO
-    lien_day = lien_on(owner_received_on(notices), protest_on, decision, decided_on, court_on) \
+    lien_day = lien_on(last_window_ends(notices), protest_on, decision, decided_on, court_on) \
         if principal > 0 else None
     lien_amount = None
     if lien_day is not None:

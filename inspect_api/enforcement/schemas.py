@@ -240,7 +240,7 @@ class CostRecoverySchema(RecordFieldsSchema):
     recipients = fields.List(fields.Nested(CostRecipientSchema))
     notice_sent_on = fields.Date(allow_none=True, metadata={"description": "The first notice sent"})
     notice_late = fields.Boolean()
-    protest_window_ends = fields.Date(allow_none=True, metadata={"description": "The owner's (the lien follows it)"})
+    protest_window_ends = fields.Date(allow_none=True, metadata={"description": "The last recipient's (the lien follows it: R-O3)"})
     decision = fields.Dict(allow_none=True)
     court_decision_on = fields.Date(allow_none=True)
     court_amount = Money(allow_none=True)

@@ -1,5 +1,5 @@
 """R-O3 per recipient: the violator and the owner are each notified, each protest window runs from that
-recipient's own receipt, and the lien follows the owner's; the MGL c.59 §57 rate is configuration with
+recipient's own receipt, and the lien follows the last of them; the MGL c.59 §57 rate is configuration with
 effective dates. Every date and amount below is computed by hand from the bylaw text."""
 from __future__ import annotations
 
@@ -28,16 +28,19 @@ def two_notices(client, cast, recovery, town_clock):
     return r.get_json()
 
 
-def test_each_recipient_has_its_own_window_and_the_lien_follows_the_owner(client, cast, two_notices):
+def test_each_recipient_has_its_own_window_and_the_lien_follows_the_last(client, cast, two_notices):
     by_role = {n["role"]: n for n in two_notices["recipients"]}
     assert by_role["owner"]["protest_window_ends"] == "2026-07-03"
     assert by_role["violator"]["protest_window_ends"] == "2026-07-10"
     assert by_role["violator"]["name"] == "Nguyễn Văn Đức" and by_role["violator"]["method"] == "certified_mail"
-    assert two_notices["protest_window_ends"] == "2026-07-03"            # the owner's
+    assert two_notices["protest_window_ends"] == "2026-07-10"            # the last recipient's (R-O3)
     s = statement(client, cast.sup, two_notices, "2026-07-04")
     # Due from the first receipt (3 June); interest from day 31 = 4 July: 3000.00 x 0.14 / 365 = 1.15.
     assert (s["due_on"], s["interest_from"], s["interest"]) == ("2026-06-03", "2026-07-04", "1.15")
-    assert (s["lien_on"], s["status"]) == ("2026-07-03", "lien")        # owner's window ended 3 July
+    # The owner's window ended 3 July, but the violator may protest until 10 July: no lien before its end.
+    assert (s["lien_on"], s["status"]) == ("2026-07-10", "due")
+    s = statement(client, cast.sup, two_notices, "2026-07-11")
+    assert (s["lien_on"], s["status"]) == ("2026-07-10", "lien")
 
 
 def test_violator_protests_on_their_own_day_30_the_owner_cannot_on_day_31(client, cast, two_notices, town_clock):

@@ -75,7 +75,7 @@ def test_protest_window_across_february(received, last_day):
 
 
 def test_lien_dates():
-    received = date(2026, 5, 1)
+    received = rules.protest_window_ends(date(2026, 5, 1))  # the last recipient's window ends 31 May
     assert rules.lien_on(received, None, None, None, None) == date(2026, 5, 31)         # window ends
     assert rules.lien_on(received, date(2026, 5, 20), None, None, None) is None         # protest pending
     assert rules.lien_on(received, date(2026, 5, 20), "affirm", date(2026, 6, 10), None) == date(2026, 7, 10)
