@@ -2,28 +2,14 @@
 issued permit with a finding, and a Town clock the test can set."""
 from __future__ import annotations
 
-from datetime import date, datetime, time, timezone
+from datetime import date
 from types import SimpleNamespace
 
 import pytest
 
-from inspect_api import clock
 from inspect_api.extensions import db
 
-
-class TownClock:
-    """Sets the Town's wall clock (America/New_York) for the enforcement domain."""
-
-    def __init__(self, monkeypatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.set(date(2026, 5, 4))
-
-    def set(self, day: date, at: time = time(12, 0)) -> None:
-        moment = datetime.combine(day, at, tzinfo=clock.town_zone()).astimezone(timezone.utc)
-        self.set_utc(moment)
-
-    def set_utc(self, moment: datetime) -> None:
-        self._monkeypatch.setattr(clock, "now", lambda: moment)
+from ..town_clock import TownClock
 
 
 @pytest.fixture

@@ -1,8 +1,6 @@
-from datetime import date, datetime, time, timezone
-
 import pytest
 
-from inspect_api import clock
+from ..town_clock import TownClock
 
 
 @pytest.fixture
@@ -33,18 +31,6 @@ def assert_error(response, code, error, *, field=None):
     if field:
         assert field in body["errors"], body
     return body
-
-
-class TownClock:
-    """Sets the Town's wall clock (America/New_York): `set(day)` is noon there unless `at` is given."""
-
-    def __init__(self, monkeypatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.set(date(2026, 5, 4))
-
-    def set(self, day: date, at: time = time(12, 0)) -> None:
-        moment = datetime.combine(day, at, tzinfo=clock.town_zone()).astimezone(timezone.utc)
-        self._monkeypatch.setattr(clock, "now", lambda: moment)
 
 
 @pytest.fixture
