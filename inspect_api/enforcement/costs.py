@@ -7,6 +7,9 @@ statement and may file a protest as a recipient of the notice.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from datetime import date
 from decimal import Decimal
 from typing import Any, Iterable
@@ -23,11 +26,13 @@ from ..permits.access import visible_permit_ids
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
-from .models import CostItem, CostNotice, CostPayment, CostRecovery, Order
+from .models import CostItem, CostNotice, CostPayment, CostRecovery, LienCertificate, Order
 from .services import change_status, get_order, require_supervisor
 from ..permits.models import Party, Permit
 from .notices_pdf import lien_certificate_pdf
 from .schemas import CostRecoverySchema
+from ..storage import blob_key, get_storage
+from ..uploads import temp_dir
 
 RECIPIENT_FIELDS = ("party_id", "role", "name", "mailing_address", "method", "sent_on", "received_on")
 COURT_FIELDS = ("court_decision_on", "court_amount", "court_case_note")
@@ -145,6 +150,7 @@ def cost_recovery_views(records: Iterable[CostRecovery]) -> list[dict[str, Any]]
     _children(records, "items", CostItem, CostItem.position)
     _children(records, "payments", CostPayment, CostPayment.paid_on, CostPayment.created_at)
     _children(records, "recipients", CostNotice, CostNotice.position, CostNotice.id)
+    _children(records, "lien_certificates", LienCertificate, LienCertificate.produced_at, LienCertificate.id)
     _orders(records)
     return [_view(record) for record in records]
 
@@ -170,7 +176,31 @@ def _view(record: CostRecovery) -> dict[str, Any]:
             "notice_sent_on": _first_sent(record),
             "notice_late": today["notice_late"], "protest_window_ends": today["protest_window_ends"],
             "decision": decision, "amount_due": today["principal"],
-            "lien_on": today["lien_on"], "status": today["status"]}
+            "lien_on": today["lien_on"], "status": today["status"],
+            "lien_certificates": [lien_certificate_view(c, today["lien_on"]) for c in record.lien_certificates]}
+
+
+def superseded(cert: LienCertificate, lien_on: date | None) -> bool:
+    """R-O3: a certificate is superseded once the lien date it states is no longer the lien date
+    (statements are computed when read, so this is decided when read as well)."""
+    return cert.superseded_at is not None or cert.lien_on != lien_on
+
+
+def lien_certificate_view(cert: LienCertificate, lien_on: date | None) -> dict[str, Any]:
+    return {"id": cert.id, "lien_on": cert.lien_on, "lien_amount": cert.lien_amount,
+            "produced_on": cert.produced_on, "produced_at": cert.produced_at, "produced_by": cert.produced_by,
+            "superseded": superseded(cert, lien_on), "superseded_at": cert.superseded_at,
+            "pdf_url": f"/api/v1/cost-recoveries/{cert.cost_recovery_id}/lien-certificates/{cert.id}.pdf"}
+
+
+def _mark_superseded(record: CostRecovery, lien_on: date | None) -> None:
+    """Mark, and keep, every certificate whose lien date has moved (R-O3)."""
+    for cert in record.lien_certificates:
+        if cert.superseded_at is None and cert.lien_on != lien_on:
+            cert.superseded_at = clock.now()
+            audit.record("cost_recovery.lien_certificate_superseded", "cost_recovery", record.id,
+                         {"certificate_id": cert.id, "lien_on": cert.lien_on, "now_lien_on": lien_on},
+                         permit_id=record.permit_id)
 
 
 def _items(data: dict[str, Any]) -> list[CostItem]:
@@ -417,6 +447,7 @@ def _save(user, record: CostRecovery, before: dict, action: str) -> CostRecovery
     bump(record)
     db.session.flush()
     db.session.refresh(record, ["items", "payments", "recipients"])
+    _mark_superseded(record, statement(record)["lien_on"])
     audit.record(action, "cost_recovery", record.id, audit.diff(before, _plain(cost_recovery_view(record))),
                  actor=user, permit_id=record.permit_id)
     return record
@@ -426,18 +457,60 @@ def _plain(view: dict[str, Any]) -> dict[str, Any]:
     return CostRecoverySchema().dump(view)
 
 
-def lien_certificate(record: CostRecovery, on: date | None = None) -> bytes:
+def lien_certificate(user, record: CostRecovery, on: date | None = None) -> LienCertificate:
     """R-O3: the lien certificate, produced only once the lien has attached (the end of the lien day
-    passed with the amount unpaid)."""
+    passed with the amount unpaid). One produced for the lien date that stands is answered again as it
+    was; one whose lien date moved is kept, marked superseded, and a new one is produced."""
     on = on or clock.today()
     today = statement(record, on)
+    _mark_superseded(record, today["lien_on"])
     if today["status"] != "lien":
         raise Conflict("The costs have not become a lien: " + {
             "not_noticed": "no notice of costs has been sent.", "protest_pending": "a protest awaits decision.",
             "paid": "they are paid.", "void": "they were voided.",
             "due": "a recipient may still protest, or the 30 days after a decision have not ended."}[today["status"]],
             error="no_lien")
+    current = next((c for c in record.lien_certificates if not superseded(c, today["lien_on"])), None)
+    if current is not None:
+        return current
     permit = db.session.get(Permit, record.permit_id)
     owners = list(db.session.scalars(select(Party).where(Party.permit_id == record.permit_id, Party.role == "owner")
                                      .order_by(Party.created_at)))
-    return lien_certificate_pdf(record, permit, record.order, owners, today, on)
+    data = lien_certificate_pdf(record, permit, record.order, owners, today, on)
+    sha256, key = _store_pdf(data)
+    cert = LienCertificate(cost_recovery_id=record.id, lien_on=today["lien_on"], lien_amount=today["lien_amount"],
+                           produced_on=on, produced_by=user.id, sha256=sha256, storage_key=key)
+    record.lien_certificates.append(cert)
+    db.session.flush()
+    audit.record("cost_recovery.lien_certificate", "cost_recovery", record.id,
+                 {"certificate_id": cert.id, "lien_on": cert.lien_on, "lien_amount": cert.lien_amount,
+                  "sha256": sha256}, actor=user, permit_id=record.permit_id)
+    return cert
+
+
+def _store_pdf(data: bytes) -> tuple[str, str]:
+    """Keep a produced PDF in the blob store under its SHA-256 (content-addressed, like documents)."""
+    sha256 = hashlib.sha256(data).hexdigest()
+    key = blob_key(sha256, ".pdf")
+    handle, path = tempfile.mkstemp(suffix=".pdf", dir=str(temp_dir()))
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        get_storage().put_file(path, key, "application/pdf", owned=True)
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    return sha256, key
+
+
+def get_lien_certificate(record: CostRecovery, certificate_id: str) -> LienCertificate:
+    cert = next((c for c in record.lien_certificates if c.id == str(certificate_id)), None)
+    if cert is None:
+        raise NotFound("No such lien certificate.")
+    return cert
+
+
+def lien_certificate_bytes(cert: LienCertificate) -> bytes:
+    """The certificate's PDF as it was produced."""
+    with get_storage().open(cert.storage_key) as handle:
+        return handle.read()

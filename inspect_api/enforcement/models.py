@@ -103,6 +103,8 @@ class CostRecovery(RecordMixin, db.Model):
         order_by=lambda: (CostPayment.paid_on, CostPayment.created_at), cascade="all, delete-orphan")
     recipients: Mapped[list["CostNotice"]] = relationship(
         order_by=lambda: (CostNotice.position, CostNotice.id), cascade="all, delete-orphan")
+    lien_certificates: Mapped[list["LienCertificate"]] = relationship(
+        order_by=lambda: (LienCertificate.produced_at, LienCertificate.id), cascade="all, delete-orphan")
 
     __table_args__ = (
         sa.CheckConstraint(sa.or_(sa.column("decision").is_(None), sa.column("decision").in_(PROTEST_DECISIONS)),
@@ -132,6 +134,28 @@ class CostNotice(db.Model):
     protest_filed_on: Mapped[date | None] = mapped_column(sa.Date, nullable=True)
     protest_text: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     protest_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+
+
+class LienCertificate(db.Model):
+    """R-O3: a lien certificate (notice of special assessment to the Collector) as it was produced: the
+    lien date and amount it states and its PDF bytes, kept and never replaced. Statements are computed
+    when read, so a lien date may move (a receipt, protest or decision recorded later, or a corrected
+    rule); the certificate then stays as it was, marked superseded, and the next one states the new date."""
+
+    __tablename__ = "lien_certificates"
+
+    id: Mapped[str] = mapped_column(IdColumn, primary_key=True, default=new_id)
+    cost_recovery_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("cost_recoveries.id"), nullable=False,
+                                                  index=True)
+    lien_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    lien_amount: Mapped[Decimal] = mapped_column(Money, nullable=False)
+    produced_on: Mapped[date] = mapped_column(sa.Date, nullable=False)
+    produced_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
+    produced_by: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    sha256: Mapped[str] = mapped_column(sa.String(64), nullable=False)
+    storage_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    # Set when the lien date it states was found to have moved; kept, never deleted.
+    superseded_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class CostItem(db.Model):

@@ -7,6 +7,7 @@ from flask.views import MethodView
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
+from ..database import writes
 from ..records import expected_version
 from . import costs
 from .schemas import (CostPaymentSchema, CostProtestSchema, CostRecoveryCreateSchema, CostRecoveryListArgs,
@@ -98,13 +99,35 @@ def cost_statement(args, record_id):
     return costs.statement(record, args.get("on"))
 
 
+_PDF = {"200": {"description": "The lien certificate (PDF)",
+                "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+def _pdf(cert) -> Response:
+    return Response(costs.lien_certificate_bytes(cert), mimetype="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="lien-{cert.cost_recovery_id}-{cert.lien_on.isoformat()}.pdf"',
+        "X-Content-Type-Options": "nosniff", "ETag": f'"{cert.sha256}"'})
+
+
 @blp.route("/cost-recoveries/<record_id>/lien-certificate.pdf")
 @roles_required("supervisor")
-@blp.doc(responses={"200": {"description": "The lien certificate (PDF)",
-                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})
+@blp.doc(responses=_PDF)
 @blp.alt_response(409, description="`no_lien`: the costs have not become a lien (yet)")
+@writes
 def lien_certificate(record_id):
-    """The notice of special assessment to the Collector, once unpaid costs became a lien (supervisor, R-O3)"""
+    """The notice of special assessment to the Collector, once unpaid costs became a lien (supervisor, R-O3).
+
+    Produced once for the lien date that stands and kept: asked again, the same certificate is answered.
+    When the lien date moves, the one produced is kept, marked superseded in `lien_certificates`, and a
+    new one states the new date."""
     record = costs.get_cost_recovery(current_user, record_id)
-    return Response(costs.lien_certificate(record), mimetype="application/pdf", headers={
-        "Content-Disposition": f'inline; filename="lien-{record.id}.pdf"', "X-Content-Type-Options": "nosniff"})
+    return _pdf(costs.lien_certificate(current_user, record))
+
+
+@blp.route("/cost-recoveries/<record_id>/lien-certificates/<certificate_id>.pdf")
+@roles_required("supervisor")
+@blp.doc(responses=_PDF)
+def kept_lien_certificate(record_id, certificate_id):
+    """A lien certificate as it was produced, superseded or not (supervisor, R-O3)"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    return _pdf(costs.get_lien_certificate(record, certificate_id))

@@ -228,6 +228,18 @@ class CostStatementArgs(Schema):
     on = fields.Date(metadata={"description": "The day of the statement; default today (America/New_York)."})
 
 
+class LienCertificateSchema(Schema):
+    id = fields.String()
+    lien_on = fields.Date(metadata={"description": "The lien date it states (the lien attached at its end)"})
+    lien_amount = Money()
+    produced_on = fields.Date()
+    produced_at = fields.DateTime()
+    produced_by = fields.String(allow_none=True)
+    superseded = fields.Boolean(metadata={"description": "The lien date has moved since it was produced"})
+    superseded_at = fields.DateTime(allow_none=True)
+    pdf_url = fields.String()
+
+
 class CostRecoverySchema(RecordFieldsSchema):
     permit_id = fields.String()
     order_id = fields.String()
@@ -249,6 +261,8 @@ class CostRecoverySchema(RecordFieldsSchema):
     amount_due = Money()
     lien_on = fields.Date(allow_none=True)
     status = fields.String(metadata={"enum": ["not_noticed", "due", "protest_pending", "lien", "paid", "void"]})
+    lien_certificates = fields.List(fields.Nested(LienCertificateSchema), metadata={
+        "description": "R-O3: every lien certificate produced, kept; `superseded` once its lien date moved"})
 
 
 class CostStatementSchema(Schema):

@@ -7,10 +7,15 @@ the notice on 23 March, the violator on 30 March; the windows end on 22 April an
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 
 import pytest
 
 from inspect_api.enforcement import rules
+from inspect_api.enforcement.models import LienCertificate
+from inspect_api.extensions import db
+
+from ..pdf_support import pdf_text
 
 from .test_costs import ITEMS, owner, patch, statement
 from .test_orders import issue
@@ -88,3 +93,49 @@ def test_lien_day_is_the_end_of_the_last_window():
     assert rules.last_window_ends(notices[:1]) == date(2027, 4, 22)
     assert rules.last_window_ends((notices[0], rules.NoticeFacts("violator", date(2027, 3, 20), None))) is None
     assert rules.last_window_ends(notices[1:]) is None            # no owner notified: no lien on their property
+
+
+def test_a_lien_certificate_is_kept_and_marked_superseded_when_its_lien_date_moves(client, cast, march, town_clock):
+    url = f"/api/v1/cost-recoveries/{march['id']}"
+    town_clock.set(date(2027, 4, 30))
+    first = client.get(url + "/lien-certificate.pdf", headers=cast.sup)
+    assert first.status_code == 200 and first.mimetype == "application/pdf"
+    assert "Lien attached at the end of April 29, 2027" in pdf_text(first.data)
+    town_clock.set(date(2027, 5, 3))
+    again = client.get(url + "/lien-certificate.pdf", headers=cast.sup)
+    assert again.status_code == 200 and again.data == first.data      # the one produced, as it was
+    [kept] = client.get(url, headers=cast.sup).get_json()["lien_certificates"]
+    assert (kept["lien_on"], kept["lien_amount"], kept["produced_on"], kept["superseded"]) == (
+        "2027-04-29", "3000.00", "2027-04-30", False)
+    # The violator's receipt was recorded wrongly: received 2 April, so their window ends 2 May.
+    ids = {n["role"]: n["id"] for n in march["recipients"]}
+    record = client.get(url, headers=cast.sup).get_json()
+    r = patch(client, cast, record, recipients=[{"id": ids["owner"]}, {"id": ids["violator"], "received_on": "2027-04-02"}])
+    assert r.status_code == 200, r.get_json()
+    [old] = r.get_json()["lien_certificates"]
+    assert (old["id"], old["lien_on"], old["superseded"]) == (kept["id"], "2027-04-29", True)
+    assert old["superseded_at"] is not None and r.get_json()["lien_on"] == "2027-05-02"
+    new = client.get(url + "/lien-certificate.pdf", headers=cast.sup)
+    assert new.status_code == 200 and "Lien attached at the end of May 2, 2027" in pdf_text(new.data)
+    listed = client.get(url, headers=cast.sup).get_json()["lien_certificates"]
+    assert [(c["lien_on"], c["superseded"]) for c in listed] == [("2027-04-29", True), ("2027-05-02", False)]
+    r = client.get(old["pdf_url"], headers=cast.sup)
+    assert r.status_code == 200 and r.data == first.data              # the superseded one is kept
+    assert client.get(old["pdf_url"], headers=cast.app).status_code == 403
+
+
+def test_a_certificate_stating_an_old_lien_date_reads_as_superseded(app, client, cast, march, town_clock):
+    """Statements are computed when read, so a lien moved by the corrected rule shows the certificate
+    produced under the old one (lien at the end of the owner's window, 22 April) as superseded."""
+    db.session.add(LienCertificate(cost_recovery_id=march["id"], lien_on=date(2027, 4, 22),
+                                   lien_amount=Decimal("3000.00"), produced_on=date(2027, 4, 23),
+                                   sha256="0" * 64, storage_key=f"sha256/00/00/{'0' * 64}.pdf"))
+    db.session.commit()
+    town_clock.set(date(2027, 4, 30))
+    [old] = client.get(f"/api/v1/cost-recoveries/{march['id']}", headers=cast.sup).get_json()["lien_certificates"]
+    assert (old["lien_on"], old["superseded"]) == ("2027-04-22", True)
+    r = client.get(f"/api/v1/cost-recoveries/{march['id']}/lien-certificate.pdf", headers=cast.sup)
+    assert r.status_code == 200 and "Lien attached at the end of April 29, 2027" in pdf_text(r.data)
+    listed = client.get(f"/api/v1/cost-recoveries/{march['id']}", headers=cast.sup).get_json()["lien_certificates"]
+    assert [(c["lien_on"], c["superseded"], c["superseded_at"] is not None) for c in listed] == [
+        ("2027-04-22", True, True), ("2027-04-29", False, False)]
