@@ -52,6 +52,7 @@ PATH_IDS = {
     ("/bonds/", "bond_id"): "bond",
     ("/orders/", "order_id"): "order",
     ("/cost-recoveries/", "record_id"): "cost_recovery",
+    ("/cost-recoveries/<record_id>/lien-certificates/", "certificate_id"): "lien_certificate",
     ("/notifications/", "notification_id"): "notification",
     ("/violations/", "violation_id"): "violation",
     ("/citations/", "citation_id"): "citation",

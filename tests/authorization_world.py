@@ -155,6 +155,9 @@ class World:
                 "role": "owner", "name": "Pat Owner", "method": "certified_mail",
                 "sent_on": (today - timedelta(days=58)).isoformat(),
                 "received_on": (today - timedelta(days=55)).isoformat()}]})
+        self.call("s", "GET", f"/cost-recoveries/{recovery['id']}/lien-certificate.pdf", expect=200)
+        [kept] = self.call("s", "GET", f"/cost-recoveries/{recovery['id']}", expect=200)["lien_certificates"]
+        self.record("lien_certificate", kept)
         self.record("violation", self.call("s", "POST", "/violations", json={
             "permit_id": pid, "provision_kind": "permit_condition", "condition_id": self.ids["condition"],
             "first_observed_on": (today - timedelta(days=15)).isoformat()}))
