@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
-from tests.closeout.conftest import Closeout
+from tests.closeout.conftest import Closeout, pdf_bytes
 
 from . import api_seed
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
@@ -149,3 +149,45 @@ def test_bond_phase_recorded_complete_then_released(live_server, new_context, fa
     assert after["released_amount"] == "12500.00" and after["remaining_amount"] == "17500.00"
     assert_accessible(page, "bond after phase release")
     screenshot(page, "supervisor-bond-phase", sizes=("phone", "tablet"))
+
+
+def test_supervisor_records_a_paper_document_the_report_still_needs(live_server, new_context, factory, client):
+    """R-F2: the O&M log delivered on paper counts once the supervisor records it by name on the
+    close-out screen; the card says what the draft still needs, and after the record nothing is missing."""
+    closeout = Closeout(factory, client)
+    supervisor, sup = factory.as_role("supervisor")
+    applicant, app_headers = factory.as_role("applicant")
+    permit = closeout.permit("permit", status="work_complete", applicant=applicant)
+    draft = client.post("/api/v1/final-reports", json=closeout.report_body(permit.id), headers=app_headers)
+    assert draft.status_code == 201, draft.get_json()
+    report_id = draft.get_json()["id"]
+    assert closeout.upload(report_id, pdf_bytes(), app_headers).status_code == 201
+    assert "documents" in client.get(f"/api/v1/final-reports/{report_id}", headers=sup).get_json()["missing"]
+    email, permit_id = supervisor.email, permit.id
+    release_db()
+
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, email)
+    page.evaluate(f"() => {{ location.hash = '#/closeout/{permit_id}'; }}")
+    card = page.locator(f"[data-closeout='{report_id}']")
+    card.locator("[data-test='report-missing']").wait_for()
+    assert "Documents" in card.locator("[data-test='report-missing']").inner_text()
+    form = card.locator(f"form[data-paper-document='{report_id}']")
+    form.get_by_role("button", name="Record paper document").click()
+    assert "Write what the paper is" in form.inner_text()
+    form.get_by_label("Kind").select_option("om_documentation")
+    form.get_by_label("What it is").fill("O&M log 2025-2026, delivered 3 March")
+    form.get_by_role("button", name="Record paper document").click()
+    page.locator(f"[data-closeout='{report_id}'] li:has-text('O&M log 2025-2026, delivered 3 March (on paper, at the Town)')").wait_for()
+    assert page.locator(f"[data-closeout='{report_id}'] [data-test='report-missing']").count() == 0
+    assert_accessible(page, "close-out with a paper document recorded")
+
+    report = client.get(f"/api/v1/final-reports/{report_id}", headers=sup).get_json()
+    release_db()
+    paper = [d for d in report["documents"] if d.get("on_paper")]
+    assert [(d["kind"], d["filename"]) for d in paper] == [("om_documentation", "O&M log 2025-2026, delivered 3 March")]
+    assert report["missing"] == {}
+    submitted = client.post(f"/api/v1/final-reports/{report_id}/submit", headers=app_headers)
+    release_db()
+    assert submitted.status_code == 200, submitted.get_json()
+    assert submitted.get_json()["status"] == "submitted"

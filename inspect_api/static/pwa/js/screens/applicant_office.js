@@ -7,12 +7,9 @@ import { sha256Hex } from "../hash.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { fileChooser } from "../ui/files.js";
+import { REPORT_DOCS, MISSING_WORDS } from "../ui/documents.js";
 
 // ---- Final report (R-F2) ---------------------------------------------------------------------
-const REPORT_DOCS = [["as_built_plan", "As-built plan (stamped)"], ["cover_letter", "Cover letter (discrepancies)"],
-  ["certification", "Certification"], ["om_documentation", "O&M records"], ["photo", "Photo"], ["other", "Other"]];
-const MISSING_WORDS = { pls_stamp: "Land surveyor's stamp", pe_stamp: "Engineer's stamp", certification: "Certification",
-  discrepancies: "Discrepancies", controls: "Controls on site", om_statement: "Operation and maintenance", documents: "Documents" };
 
 export async function finalReportScreen(main, { id: permitId }) {
   const back = h("p", h("a.back", { href: `#/permit/${permitId}` }, "← Back to the permit"));
@@ -79,7 +76,8 @@ export async function finalReportScreen(main, { id: permitId }) {
       h("p.muted", `Due by ${fmtDate(report.due_on)} (two years after the work was completed).`),
       report.review && report.review.reasons ? banner("warn", "Returned by the office: ", report.review.reasons) : null,
       editable && missing.length ? h("section.card", { "data-test": "report-missing" }, h("h2", "Still needed before you can submit"),
-        h("ul", missing.map(([k, v]) => h("li", `${MISSING_WORDS[k] || label(k)}: ${[].concat(v).join(" ")}`)))) : null,
+        h("ul", missing.map(([k, v]) => h("li", `${MISSING_WORDS[k] || label(k)}: ${[].concat(v).join(" ")}`))),
+        missing.some(([k]) => k === "documents") ? h("p.hint", "A document you deliver to the Town on paper counts once the office records it on this report.") : null) : null,
       h("section.card", { "data-test": "report-documents" }, h("h2", `Documents (${(report.documents || []).length})`),
         (report.documents || []).length ? h("ul.plain", report.documents.map((d) => h("li.item", h("span.label", d.filename),
           h("p.hint", `${(REPORT_DOCS.find((x) => x[0] === d.kind) || [0, label(d.kind)])[1]} · ${d.on_paper ? "delivered on paper, recorded by the Town" : `${Math.ceil(d.bytes / 1024)} KB`}`)))) : h("p.muted", "None yet."),

@@ -1,11 +1,12 @@
 // Supervisor: deadlines and permit close-out (completion notice or final report, certificate of
 // completion, bond releases, orders). These are office decisions taken against the server's current
 // records, so they are made online only; nothing here goes through the outbox.
-import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confirmAction } from "../dom.js";
+import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confirmAction, select } from "../dom.js";
 import { thumb } from "../ui/photos.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
 import { deliveryList } from "../ui/delivery.js";
+import { REPORT_DOCS, MISSING_WORDS } from "../ui/documents.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -147,6 +148,28 @@ function evidence(rec, urls) {
     })) : h("p.muted", "No documents attached.")] : null];
 }
 
+// R-F2: a paper the applicant delivered to the Town (a stamped as-built plan, the O&M log) counts as on
+// file once a supervisor records it by name, on a report still being drafted or returned. The card says
+// what the report still needs, so the supervisor records only what answers it.
+function paperDocuments(rec, run) {
+  const kind = select(REPORT_DOCS, (rec.missing || {}).documents ? "om_documentation" : "as_built_plan", { name: "paper_kind" });
+  const name = h("input", { type: "text", name: "paper_name", maxlength: 200, autocomplete: "off" });
+  const local = h("div", { "aria-live": "polite" });
+  const missing = Object.entries(rec.missing || {});
+  const record = (event) => {
+    event.preventDefault();
+    if (!name.value.trim()) { mount(local, banner("error", "Write what the paper is, as the Town files it.")); return; }
+    const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
+    run(button, () => api(`/api/v1/final-reports/${rec.id}/paper-documents`, { method: "POST",
+      body: { kind: kind.value, name: name.value.trim() } }));
+  };
+  return [missing.length ? h("div", { dataset: { test: "report-missing" } }, h("h3", "Still needed before the applicant can submit"),
+    h("ul", missing.map(([k, v]) => h("li", `${MISSING_WORDS[k] || label(k)}: ${[].concat(v).join(" ")}`)))) : null,
+  h("form", { onsubmit: record, novalidate: true, dataset: { paperDocument: rec.id } }, h("h3", "Record a document delivered on paper"),
+    field("Kind", kind), field("What it is", name, "As the Town files it, e.g. “O&M log 2025–2026, delivered 3 March”."), local,
+    h("div.actions", h("button", { type: "submit" }, "Record paper document")))];
+}
+
 function submissionCard(rec, what, path, run, urls) {
   const reasons = h("textarea", { rows: 3, name: "reasons" });
   const local = h("div", { "aria-live": "polite" });
@@ -166,6 +189,7 @@ function submissionCard(rec, what, path, run, urls) {
       rec.completed_on ? [h("dt", "Work completed"), h("dd", fmtDate(rec.completed_on))] : null,
       rec.review && rec.review.reasons ? [h("dt", "Reasons given"), h("dd", rec.review.reasons)] : null),
     evidence(rec, urls),
+    path === "final-reports" && ["draft", "returned"].includes(rec.status) ? paperDocuments(rec, run) : null,
     rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local, why,
       h("div.actions", noEvidence
         ? h("button.primary", { type: "button", disabled: true, "aria-describedby": `why-accept-${rec.id}` }, "Accept")

@@ -11,6 +11,11 @@ import { downloadButton, fileWords, fileChooser } from "./files.js";
 import { refreshPermit } from "./office.js";
 
 export const DOCUMENT_KINDS = { esc_plan: "Erosion and sedimentation control plan (ESC plan)", om_plan: "Operation and maintenance plan (O&M plan)", other: "Other document" };
+// A final report's documents (R-F2) and the words for what a report still needs before it is submitted.
+export const REPORT_DOCS = [["as_built_plan", "As-built plan (stamped)"], ["cover_letter", "Cover letter (discrepancies)"],
+  ["certification", "Certification"], ["om_documentation", "O&M records"], ["photo", "Photo"], ["other", "Other"]];
+export const MISSING_WORDS = { pls_stamp: "Land surveyor's stamp", pe_stamp: "Engineer's stamp", certification: "Certification",
+  discrepancies: "Discrepancies", controls: "Controls on site", om_statement: "Operation and maintenance", documents: "Documents" };
 const ONLINE_ONLY = "Adding documents and claims needs a connection to the office server; everything else here works offline.";
 const OPEN_FOR_PAPERS = ["draft", "submitted", "under_review"];
 
