@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import audit, changes, numbering, questions, signals  # noqa: F401  (audit, changes, numbering: tables of the core)
+from . import audit, changes, numbering, openapi, questions, signals  # noqa: F401  (audit, changes, numbering: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -76,7 +76,7 @@ def create_app(config: Config | None = None) -> Flask:
     jwt.init_app(app)
     from .auth import jwt_callbacks  # noqa: F401  (registers the JWT hooks)
     limiter.init_app(app)
-    api.init_app(app)
+    api.init_app(app, spec_kwargs=openapi.spec_kwargs())  # operationIds and component names
     compress.init_app(app)  # before the HTTP policies: their after_request hooks must see plain JSON
     for domain in DOMAINS:
         routes = importlib.import_module(f"{__name__}.{domain}.routes")
