@@ -102,7 +102,3 @@ def fitting(parts: list[str | None], max_bytes: int) -> int:
 def assemble(parts: Iterable[str | None], cursor: str, has_more: bool) -> str:
     return (f'{{"changes":[{",".join(p for p in parts if p is not None)}],"cursor":{json.dumps(cursor)},'
             f'"has_more":{"true" if has_more else "false"}}}')
-
-
-def render(user, entries: Iterable[tuple], cursor: str, has_more: bool, fresh_through: int | None = None) -> str:
-    return assemble(render_parts(user, entries, fresh_through), cursor, has_more)
