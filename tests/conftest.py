@@ -18,7 +18,7 @@ from inspect_api import create_app, import_models
 from inspect_api.config import TestConfig
 from inspect_api.extensions import db
 
-from .factories import Factory
+from .factories import DEMO_PASSWORDS, Factory
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -216,3 +216,10 @@ def pytest_report_header(config):
     if url:
         return f"database: PostgreSQL ({sa.engine.make_url(url).render_as_string(hide_password=True)})"
     return "database: SQLite (set TEST_DATABASE_URL=postgresql://... to run the suite on PostgreSQL)"
+
+
+@pytest.fixture
+def demo_town(app):
+    """The demo town (inspect_api.demo), built on the test database without serving."""
+    from inspect_api import demo
+    return demo.build_demo_data(DEMO_PASSWORDS)

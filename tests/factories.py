@@ -10,6 +10,9 @@ from inspect_api.auth.passwords import hash_password
 from inspect_api.extensions import db
 
 PASSWORD = "correct horse battery"
+# The demo town's accounts sign in with these (inspect_api.demo.build_demo_data takes them).
+DEMO_PASSWORDS = {"applicant": "pw-applicant-1", "inspector": "pw-inspector-1", "supervisor": "pw-supervisor-1",
+                  "admin": "pw-admin-demo-1"}
 _counter = itertools.count(1)
 PLAN_TITLES = {"esc_plan": "Erosion and sedimentation control plan", "om_plan": "Operation and maintenance plan"}
 

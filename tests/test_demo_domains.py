@@ -17,14 +17,11 @@ from inspect_api.clock import local_date
 from inspect_api.inspections.rules import finding_due_on
 from inspect_api.sampling.models import Sample
 from inspect_api.workdays import next_business_day
-
-PASSWORDS = {"applicant": "pw-applicant-1", "inspector": "pw-inspector-1", "supervisor": "pw-supervisor-1",
-             "admin": "pw-admin-demo-1"}
-
+from tests.factories import DEMO_PASSWORDS
 
 @pytest.fixture
-def ctx(app):
-    return demo.build_demo_data(PASSWORDS)
+def ctx(demo_town):
+    return demo_town
 
 
 def _all(model):
@@ -32,7 +29,7 @@ def _all(model):
 
 
 def _login(client, role):
-    r = client.post("/api/v1/auth/login", json={"email": f"{role}@{demo.DEMO_DOMAIN}", "password": PASSWORDS[role]})
+    r = client.post("/api/v1/auth/login", json={"email": f"{role}@{demo.DEMO_DOMAIN}", "password": DEMO_PASSWORDS[role]})
     assert r.status_code == 200, r.get_json()
     return {"Authorization": f"Bearer {r.get_json()['access_token']}"}
 

@@ -7,6 +7,7 @@ from inspect_api import demo
 from inspect_api.auth.models import User
 from inspect_api.extensions import db
 from inspect_api.permits.models import Assignment, Permit, PermitEvent
+from tests.factories import DEMO_PASSWORDS
 
 
 def test_demo_command_is_registered():
@@ -14,9 +15,8 @@ def test_demo_command_is_registered():
     assert {p.name for p in demo.demo.params} == {"host", "port", "password"}
 
 
-def test_demo_data(app, client):
-    ctx = demo.build_demo_data({"applicant": "pw-applicant-1", "inspector": "pw-inspector-1",
-                                "supervisor": "pw-supervisor-1", "admin": "pw-admin-demo-1"})
+def test_demo_data(demo_town, client):
+    ctx = demo_town
     roles = Counter(db.session.scalars(select(User.role)))
     assert roles == {"applicant": 2, "inspector": 1, "supervisor": 1, "admin": 1}
     permits = db.session.scalars(select(Permit)).all()
@@ -33,11 +33,11 @@ def test_demo_data(app, client):
     assert ctx.permits["green"].status == "closed" and ctx.permits["washington"].review_level == "exempt"
     numbered = [p.number for p in permits if p.number]
     assert len(numbered) == len(set(numbered)) >= 9
-    r = client.post("/api/v1/auth/login", json={"email": "inspector@demo.fairhaven.test", "password": "pw-inspector-1"})
+    r = client.post("/api/v1/auth/login", json={"email": "inspector@demo.fairhaven.test", "password": DEMO_PASSWORDS["inspector"]})
     assert r.status_code == 200
     token = {"Authorization": f"Bearer {r.get_json()['access_token']}"}
     mine = client.get("/api/v1/permits?assigned_to=me", headers=token).get_json()
     assert len(mine) == 5
-    r = client.post("/api/v1/auth/login", json={"email": "applicant@demo.fairhaven.test", "password": "pw-applicant-1"})
+    r = client.post("/api/v1/auth/login", json={"email": "applicant@demo.fairhaven.test", "password": DEMO_PASSWORDS["applicant"]})
     own = client.get("/api/v1/permits", headers={"Authorization": f"Bearer {r.get_json()['access_token']}"}).get_json()
     assert len(own) == 10

@@ -11,14 +11,11 @@ from inspect_api import clock, demo
 from inspect_api.entry.demo_data import field_sites
 from inspect_api.permits import workflow
 from inspect_api.program import rules, services
-
-PASSWORDS = {"applicant": "pw-applicant-1", "inspector": "pw-inspector-1", "supervisor": "pw-supervisor-1",
-             "admin": "pw-admin-demo-1"}
-
+from tests.factories import DEMO_PASSWORDS
 
 @pytest.fixture
-def ctx(app):
-    return demo.build_demo_data(PASSWORDS)
+def ctx(demo_town):
+    return demo_town
 
 
 def _my_day(ctx):
@@ -57,7 +54,7 @@ def test_demo_day_overdue_only_the_late_follow_up_the_story_tells_and_routines_o
 
 def test_demo_ms4_report_counts_the_pre_construction_inspections_missed(ctx, client):
     r = client.post("/api/v1/auth/login", json={"email": f"supervisor@{demo.DEMO_DOMAIN}",
-                                                "password": PASSWORDS["supervisor"]})
+                                                "password": DEMO_PASSWORDS["supervisor"]})
     headers = {"Authorization": f"Bearer {r.get_json()['access_token']}"}
     commenced = ctx.permits["sconticut"].work_commenced_on
     r = client.get("/api/v1/exports/ms4-annual-report", headers=headers,
