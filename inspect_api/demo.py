@@ -23,7 +23,7 @@ from werkzeug.serving import run_simple
 from . import clock, create_app, seed
 from .auth.models import ROLES, User
 from .auth.passwords import password_problems
-from .auth.services import create_user
+from .auth.services import create_user, update_user
 from .clock import today as local_today
 from .config import DevelopmentConfig, instance_path
 from .demo_steps import DemoContext, domain_steps
@@ -237,6 +237,10 @@ def _deliver_in_background(app) -> None:
     threading.Thread(target=loop, name="demo-mail", daemon=True).start()
 
 
+def _mail_folder(app) -> Path:
+    return Path(app.config.get("MAIL_DIR") or Path(app.instance_path, "mail"))
+
+
 def _fresh_files(instance: Path) -> None:
     instance.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
@@ -244,31 +248,71 @@ def _fresh_files(instance: Path) -> None:
     shutil.rmtree(instance / "demo-blobs", ignore_errors=True)
 
 
+def _empty_mail(folder: Path) -> int:
+    """A fresh demo starts with no messages: the previous run's .eml files are removed (only those; the
+    folder may be one MAIL_DIR shares with other files). Returns how many were removed."""
+    removed = 0
+    for message in folder.glob("*.eml") if folder.is_dir() else ():
+        message.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def _kept_accounts(password: str | None) -> dict[str, str]:
+    """The demo accounts of a kept database, each given `password` when one is set."""
+    shown = {}
+    for role in ROLES:
+        user = db.session.scalar(db.select(User).filter_by(email=f"{role}@{DEMO_DOMAIN}"))
+        if user is None:
+            continue
+        if password:
+            update_user(user, {"password": password}, None)
+        shown[role] = password or "as printed when this demo database was made"
+    db.session.commit()
+    return shown
+
+
 @click.command("demo")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
 @click.option("--port", default=5000, show_default=True, type=int, help="Port to serve on.")
 @click.option("--password", default=None, help="One password for every demo login (default: random, printed).")
-def demo(host: str, port: int, password: str | None) -> None:
-    """Create a fresh demo database with Fairhaven permits and one user per role, then serve it."""
+@click.option("--keep", is_flag=True, help="Serve the existing demo database, its files and its mail again "
+                                           "instead of making fresh data dated around today.")
+def demo(host: str, port: int, password: str | None, keep: bool) -> None:
+    """Create a fresh demo database with Fairhaven permits and one user per role, then serve it
+    (--keep: serve the one made before)."""
     if password and password_problems(password):
         # The demo accounts follow the same password rule as real ones (NIST SP 800-63B).
         raise click.BadParameter(" ".join(password_problems(password)), param_hint="--password")
     instance = demo_instance()
-    _fresh_files(instance)
+    database = instance / "demo.sqlite3"
+    if keep and not database.is_file():
+        raise click.UsageError(f"There is no demo database to keep at {database}: run `inspect-api demo` "
+                               "without --keep to make one.")
+    if not keep:
+        _fresh_files(instance)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     app = _demo_app(instance, url)
     with app.app_context():
         flask_migrate.upgrade()
-        ctx = build_demo_data({role: password for role in ROLES} if password else None)
-        counts = f"{len(ctx.permits)} permits, {len(ctx.users) + len(ctx.other_applicants)} users"
-    click.echo(f"\nDemo database: {instance / 'demo.sqlite3'} ({counts})\nOpen {url}  (API reference: {url}api/v1/docs)")
-    mail = app.config.get("SMTP_URL") and "sent through SMTP_URL" or \
-        f"written as .eml files to {app.config.get('MAIL_DIR') or Path(app.instance_path, 'mail')}"
+        if keep:
+            passwords = _kept_accounts(password)
+            counts = "kept as it was: its dates are those of the day it was made"
+        else:
+            removed = _empty_mail(_mail_folder(app))
+            ctx = build_demo_data({role: password for role in ROLES} if password else None)
+            passwords = ctx.passwords
+            counts = f"fresh: {len(ctx.permits)} permits, {len(ctx.users) + len(ctx.other_applicants)} users"
+            if removed:
+                counts += f"; {removed} e-mails of the previous run removed"
+    click.echo(f"\nDemo database: {database} ({counts})\nOpen {url}  (API reference: {url}api/v1/docs)")
+    mail = app.config.get("SMTP_URL") and "sent through SMTP_URL" or f"written as .eml files to {_mail_folder(app)}"
     click.echo(f"E-mail notices are {mail}.")
     _deliver_in_background(app)
     click.echo("Logins:")
-    for role in ROLES:
-        click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {ctx.passwords[role]}")
+    for role, shown in passwords.items():
+        click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {shown}")
+    click.echo("Run `inspect-api demo --keep` to serve this demo again as it is; without --keep the demo starts fresh.")
     # Serve with werkzeug directly: Flask ignores app.run() inside its own CLI. Production uses gunicorn.
     run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
 

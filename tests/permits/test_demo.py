@@ -12,7 +12,7 @@ from tests.factories import DEMO_PASSWORDS
 
 def test_demo_command_is_registered():
     assert [c.name for c in demo.commands] == ["demo"]
-    assert {p.name for p in demo.demo.params} == {"host", "port", "password"}
+    assert {p.name for p in demo.demo.params} == {"host", "port", "password", "keep"}
 
 
 def test_demo_data(demo_town, client):
