@@ -13,6 +13,7 @@ from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
 from .extensions import api, compress, db, jwt, limiter, migrate
 from .http import register_http_policies
+from .records import RecordIdConverter
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
 # of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
@@ -37,6 +38,7 @@ def create_app(config: Config | None = None) -> Flask:
     cfg.check()
     app = Flask(__name__, instance_path=str(instance_path(getattr(cfg, "INSTANCE_PATH", None))), static_folder=None)
     app.config.from_object(cfg)
+    app.url_map.converters["record"] = RecordIdConverter  # before any blueprint adds a rule
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies < 0:
         raise RuntimeError("TRUSTED_PROXIES must be 0 or more")

@@ -14,6 +14,9 @@ from typing import Any
 from apispec import BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
+from flask_smorest.spec.plugins import FlaskPlugin
+
+from .records import RecordIdConverter
 
 PREFIX = "/api/v1"
 
@@ -246,5 +249,9 @@ def component_name(schema) -> str:
 
 def spec_kwargs() -> dict[str, Any]:
     """The apispec plugins of one app's document (fresh for each app: plugins hold their spec)."""
-    return {"marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=component_name),
+    flask_plugin = FlaskPlugin()
+    flask_plugin.register_converter(RecordIdConverter,
+                                    lambda _: {"type": "string", "pattern": RecordIdConverter.PATTERN})
+    return {"flask_plugin": flask_plugin,
+            "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=component_name),
             "extra_plugins": [OperationIds()]}

@@ -14,9 +14,20 @@ from typing import Any, Callable, Iterable, Iterator
 from flask import has_request_context, request
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
+from werkzeug.routing import BaseConverter
 
 from .errors import Conflict, PreconditionRequired, ValidationFailed, VersionConflict
 from .extensions import db
+
+
+class RecordIdConverter(BaseConverter):
+    """`<record:order_id>`: a record's id in a path, a UUID as records are given (db.new_id or a
+    client's), passed to the view as the text sent. A route beside the record's that werkzeug would
+    also match as an id, a name (/inspections/due) or the id with a suffix (/orders/<id>.pdf), is so
+    served by its own route alone, and its Allow and 405 name its own methods, not the record's."""
+
+    regex = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+    PATTERN = f"^{regex}$"
 
 
 def valid_uuid(value: Any, field: str = "id") -> str:

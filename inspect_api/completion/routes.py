@@ -101,7 +101,7 @@ def list_certificates(args):
     return certificates.list_certificates(current_user, args.get("permit_id"))
 
 
-@blp.route("/certificates/<certificate_id>.pdf")
+@blp.route("/certificates/<record:certificate_id>.pdf")
 @login_required
 @blp.doc(responses=PDF_RESPONSE)
 def certificate_document(certificate_id):
@@ -111,7 +111,7 @@ def certificate_document(certificate_id):
         "Content-Disposition": f'inline; filename="{cert.number}.pdf"', "X-Content-Type-Options": "nosniff"})
 
 
-@blp.route("/certificates/<certificate_id>")
+@blp.route("/certificates/<record:certificate_id>")
 @login_required
 @blp.response(200, CompletionCertificateSchema)
 def certificate_item(certificate_id):

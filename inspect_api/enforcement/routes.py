@@ -43,7 +43,7 @@ class Orders(MethodView):
         return order, 201 if created else 200
 
 
-@blp.route("/orders/<order_id>")
+@blp.route("/orders/<record:order_id>")
 class OrderItem(MethodView):
     @login_required
     @blp.response(200, OrderSchema)
@@ -84,7 +84,7 @@ def order_response(body, order_id):
     return services.add_response(current_user, order, body["note"]), 201
 
 
-@blp.route("/orders/<order_id>.pdf")
+@blp.route("/orders/<record:order_id>.pdf")
 @login_required
 @blp.doc(responses=PDF_RESPONSE)
 def order_document(order_id):

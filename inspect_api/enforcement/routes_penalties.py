@@ -101,7 +101,7 @@ class Citations(MethodView):
         return record, 201 if created else 200
 
 
-@blp.route("/citations/<citation_id>")
+@blp.route("/citations/<record:citation_id>")
 class CitationItem(MethodView):
     @login_required
     @blp.response(200, CitationSchema)
@@ -118,7 +118,7 @@ class CitationItem(MethodView):
         return penalties.update_citation(current_user, record, body, expected_version(body))
 
 
-@blp.route("/citations/<citation_id>.pdf")
+@blp.route("/citations/<record:citation_id>.pdf")
 @login_required
 @blp.doc(responses={"200": {"description": "The citation as a ticket (PDF)",
                             "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})

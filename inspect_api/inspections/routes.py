@@ -42,7 +42,7 @@ class Inspections(MethodView):
         return record, 201 if created else 200
 
 
-@blp.route("/inspections/<record_id>")
+@blp.route("/inspections/<record:record_id>")
 class InspectionItem(MethodView):
     @login_required
     @blp.response(200, InspectionSchema)

@@ -108,12 +108,18 @@ def _finish(upload):
     return services.dump_photo(photo), 200, _upload_headers(upload)
 
 
+def _discovery_headers() -> dict[str, str]:
+    # The tus discovery answer is this route's OPTIONS, so it says which methods the route takes.
+    return {**tus.discovery_headers(current_app.config["MAX_UPLOAD_BYTES"]),
+            "Allow": ", ".join(sorted(request.url_rule.methods))}
+
+
 @tus_blp.route("/uploads")
 class Uploads(MethodView):
     @tus_blp.doc(**OPTIONS_DOC)
     def options(self):
         """Discover the tus version, extensions, maximum size and checksum algorithms"""
-        return "", 204, tus.discovery_headers(current_app.config["MAX_UPLOAD_BYTES"])
+        return "", 204, _discovery_headers()
 
     @login_required
     @tus_blp.response(201, PhotoUploadSchema)
@@ -132,7 +138,7 @@ class UploadItem(MethodView):
     @tus_blp.doc(**OPTIONS_DOC)
     def options(self, upload_id):
         """Discover the tus version, extensions, maximum size and checksum algorithms"""
-        return "", 204, tus.discovery_headers(current_app.config["MAX_UPLOAD_BYTES"])
+        return "", 204, _discovery_headers()
 
     @login_required
     @tus_blp.doc(**HEAD_DOC)
