@@ -17,7 +17,10 @@ def _seed(factory, client):
     applicant, app_headers = factory.as_role("applicant")
     admin = closeout.permit("admin", status="work_complete", applicant=applicant)
     photo = api_seed.photo(client, app_headers, admin.id, camera_jpeg(41.6376, -70.9036, seed=5))
-    notice = closeout.notice(admin, app_headers, photo_ids=[photo["id"]])
+    # A second photo whose camera was in San Francisco: the card must flag it, not just say "Uploaded".
+    far = api_seed.photo(client, app_headers, admin.id, camera_jpeg(37.7749, -122.4194, seed=6))
+    assert far["far_from_site"] is True, far
+    notice = closeout.notice(admin, app_headers, photo_ids=[photo["id"], far["id"]])
     assert notice.status_code == 201, notice.get_json()
     ldp = closeout.permit("permit", status="issued", applicant=applicant)
     phase = closeout.phase(ldp, 1, in_compliance=True)
@@ -47,8 +50,15 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     card = page.locator(f"[data-closeout='{notice_id}']")
     card.get_by_role("button", name="Return with reasons").click()
     assert "Give the reasons" in card.inner_text()
+    # The evidence as the decider weighs it: the far photo is flagged with its distance, the near one is not.
+    flags = card.locator("[data-test=far-from-site]")
+    flags.first.wait_for()
+    assert flags.count() == 1 and " km away" in flags.inner_text()
+    assert card.locator("[data-test=photo-where]").count() == 2
     card.get_by_role("button", name="Accept").click()
+    confirm(page, "certificate of completion can then be issued")
     page.locator(f"[data-closeout='{notice_id}'] .chip.good:has-text('Accepted')").wait_for()
+    assert "Completion notice accepted." in page.locator("main .banner.ok").inner_text()
     # The notice's photo is on the card that accepted it.
     page.locator(f"[data-closeout='{notice_id}'] figure.photo img[src^='blob:']").first.wait_for()
     # Accepted with no certificate: the permit is listed under Deadlines until the certificate is issued.
@@ -171,6 +181,13 @@ def test_supervisor_records_a_paper_document_the_report_still_needs(live_server,
     page.evaluate(f"() => {{ location.hash = '#/closeout/{permit_id}'; }}")
     card = page.locator(f"[data-closeout='{report_id}']")
     card.locator("[data-test='report-missing']").wait_for()
+    # What the report says is on the card the supervisor decides on (R-F2), in words.
+    content = card.locator("[data-test='report-content']").inner_text()
+    assert "Lee Surveyor, licence PLS-41234" in content and "Robin Engineer, licence PE-50321" in content
+    assert "Swale moved 3 ft east — at Lot 2 — resolved: Approved field change" in content
+    assert "Street sweeping schedule (non-structural practice)" in content
+    assert "Basin inspected quarterly per the O&M plan" in content and "Certified by Robin Engineer, PE" in content
+    assert card.locator("[data-certifies] .chip.good").count() == 3
     assert "Documents" in card.locator("[data-test='report-missing']").inner_text()
     form = card.locator(f"form[data-paper-document='{report_id}']")
     form.get_by_role("button", name="Record paper document").click()
@@ -191,3 +208,18 @@ def test_supervisor_records_a_paper_document_the_report_still_needs(live_server,
     release_db()
     assert submitted.status_code == 200, submitted.get_json()
     assert submitted.get_json()["status"] == "submitted"
+
+    # Accepting asks once, saying what follows, then says it was done.
+    page.reload()
+    card = page.locator(f"[data-closeout='{report_id}']")
+    card.get_by_role("button", name="Accept").click()
+    dialog = page.locator("dialog.confirm[open]")
+    dialog.locator("[data-confirm=no]").click()
+    assert client.get(f"/api/v1/final-reports/{report_id}", headers=sup).get_json()["status"] == "submitted"
+    release_db()
+    card.get_by_role("button", name="Accept").click()
+    confirm(page, "certificate of completion can then be issued")
+    page.locator(f"[data-closeout='{report_id}'] .chip.good:has-text('Accepted')").wait_for()
+    assert "Final report accepted." in page.locator("main .banner.ok").inner_text()
+    assert client.get(f"/api/v1/final-reports/{report_id}", headers=sup).get_json()["status"] == "accepted"
+    release_db()

@@ -7,7 +7,7 @@ from inspect_api.extensions import db
 
 from .api_seed import entry_authorization, submitted_inspection
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
-from .helpers import release_db, sign_in, wait_for_service_worker, wait_synced
+from .helpers import confirm, release_db, sign_in, wait_for_service_worker, wait_synced
 from .seed import SITE, field_day
 
 
@@ -35,7 +35,11 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     assert page.locator("svg.sitemap rect.sitept").count() == 1
     page.locator("figure.photo img[src^='blob:']").nth(1).wait_for()
     assert page.locator("figure.photo img[src^='blob:']").count() == 2
-    assert page.locator("[data-test=uploaded-by]").all_inner_texts() == ["By Ines Ortiz"] * 2
+    uploaded = page.locator("[data-test=uploaded-by]").all_inner_texts()
+    assert len(uploaded) == 2 and all(t.startswith("Taken ") and "uploaded by Ines Ortiz · received " in t for t in uploaded), uploaded
+    where = page.locator("[data-test=photo-where]").all_inner_texts()
+    assert len(where) == 2 and all(t.startswith("Camera GPS · ") and " m from the site" in t for t in where), where
+    assert page.locator("[data-test=far-from-site], [data-test=no-location]").count() == 0
     screenshot(page, "supervisor-review")
     screenshot(page, "supervisor-review-map", locator="svg.sitemap")
 
@@ -57,3 +61,31 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
     tablet.goto(f"{live_server.url}/#/site/{people.site_id}/inspection/{inspection['id']}")
     tablet.locator("text=Returned by the supervisor").wait_for()
     assert "repaired wattle" in tablet.inner_text("main")
+
+
+def test_approving_an_inspection_asks_once_and_says_what_follows(live_server, new_context, factory, client):
+    people = field_day(factory)
+    inspector = db.session.get(User, people.inspector_id)
+    headers = factory.headers(inspector)
+    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
+    ea = entry_authorization(client, headers, people.site_id)
+    inspection = submitted_inspection(client, headers, people.site_id, ea["id"], template,
+                                      [camera_jpeg(SITE["lat"] + 0.0003, SITE["lon"] - 0.0004, seed=7)])
+    release_db()
+
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, people.supervisor_email)
+    wait_synced(page)
+    page.click(f"a.row[data-inspection='{inspection['id']}']")
+    page.get_by_role("button", name="Approve").click()
+    page.locator("dialog.confirm[open] [data-confirm=no]").click()
+    assert client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()["status"] == "submitted"
+    release_db()
+    page.get_by_role("button", name="Approve").click()
+    confirm(page, "not edited afterwards")
+    page.locator("h1:has-text('Inspections to review')").wait_for()
+    wait_synced(page)
+    after = client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()
+    release_db()
+    assert after["status"] == "approved"
+

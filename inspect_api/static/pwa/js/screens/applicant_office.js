@@ -7,7 +7,7 @@ import { sha256Hex } from "../hash.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { fileChooser } from "../ui/files.js";
-import { REPORT_DOCS, MISSING_WORDS } from "../ui/documents.js";
+import { REPORT_DOCS, MISSING_WORDS, CERTIFIES } from "../ui/documents.js";
 
 // ---- Final report (R-F2) ---------------------------------------------------------------------
 
@@ -30,9 +30,7 @@ export async function finalReportScreen(main, { id: permitId }) {
     const pe = stamp(report.pe_stamp);
     const peApplies = h("input", { type: "checkbox", checked: report.pe_applicable !== false });
     const cert = report.certification || {};
-    const certBoxes = [["substantial_compliance", "The work substantially complies with the approved plan"],
-      ["permanent_erosion_controls", "Permanent erosion controls are in place"], ["stormwater_facilities", "Stormwater facilities are built as approved"]]
-      .map(([key, text]) => [key, h("input", { type: "checkbox", checked: cert[key] === true }), text]);
+    const certBoxes = CERTIFIES.map(([key, text]) => [key, h("input", { type: "checkbox", checked: cert[key] === true }), text]);
     const discrepancies = h("textarea", { rows: 3 }, (report.discrepancies || []).map((d) => d.description).join("\n"));
     const controls = h("textarea", { rows: 4 }, (report.controls || []).map((c) => `${c.name}${c.kind === "non_structural" ? " (non-structural)" : ""}`).join("\n"));
     const om = h("textarea", { rows: 3 }, report.om_statement || "");

@@ -2,11 +2,11 @@
 // completion, bond releases, orders). These are office decisions taken against the server's current
 // records, so they are made online only; nothing here goes through the outbox.
 import { h, mount, field, banner, label, fmtDate, localDate, uuid, money, confirmAction, select } from "../dom.js";
-import { thumb } from "../ui/photos.js";
+import { thumb, photoFacts } from "../ui/photos.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
 import { deliveryList } from "../ui/delivery.js";
-import { REPORT_DOCS, MISSING_WORDS } from "../ui/documents.js";
+import { REPORT_DOCS, MISSING_WORDS, CERTIFIES } from "../ui/documents.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -84,7 +84,7 @@ export async function deadlinesScreen(main) {
 }
 
 async function loadPermit(id) {
-  const [permit, notices, reports, certificates, bonds, orders, costs, messages] = await Promise.all([
+  const [permit, notices, reports, certificates, bonds, orders, costs, messages, photos] = await Promise.all([
     api(`/api/v1/permits/${id}`),
     listAll(`/api/v1/completion-notices?permit_id=${id}`),
     listAll(`/api/v1/final-reports?permit_id=${id}`),
@@ -92,8 +92,10 @@ async function loadPermit(id) {
     listAll(`/api/v1/bonds?permit_id=${id}`),
     listAll(`/api/v1/orders?permit_id=${id}`),
     listAll(`/api/v1/cost-recoveries?permit_id=${id}`),
-    listAll(`/api/v1/notifications?permit_id=${id}`)]);
-  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages };
+    listAll(`/api/v1/notifications?permit_id=${id}`),
+    listAll(`/api/v1/photos?permit_id=${id}`)]);
+  return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages,
+    photos: new Map(photos.map((p) => [p.id, p])) };
 }
 
 // Whether each party the order is addressed to was e-mailed it (§B(3)), and each recipient of a
@@ -111,13 +113,15 @@ function orderDeliveries(data, order, run) {
       resend))];
 }
 
-// Runs one decision; shows the server's reason when refused, otherwise redraws the panel.
+// Runs one decision; shows the server's reason when refused, otherwise redraws the panel and says
+// what happened (`done`).
 function action(message, redraw) {
-  return async (button, call) => {
+  return async (button, call, done) => {
     button.disabled = true;
     try {
       await call();
       await redraw();
+      if (done) mount(message, banner("ok", done));
     } catch (err) {
       button.disabled = false;
       mount(message, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
@@ -125,15 +129,15 @@ function action(message, redraw) {
   };
 }
 
-// What the supervisor decides on: the notice's photos, the report's documents (fetched with the
-// sign-in token and offered as local files).
-function evidence(rec, urls) {
+// What the supervisor decides on: the notice's photos with where they were taken, the report's
+// documents (fetched with the sign-in token and offered as local files).
+function evidence(rec, urls, photoRecords) {
   const photos = rec.photos || (rec.photo_ids || []).map((id) => ({ id, status: "uploaded" }));
   const docs = rec.documents || [];
   return [
     photos.length ? [h("h3", `Photos (${photos.length})`), h("div.photos", photos.map((p) => p.status === "pending"
       ? h("figure.photo", { dataset: { photo: p.id } }, h("p", "Not received yet from the applicant's device"))
-      : thumb(p.id, "Photo of the completed work")))] : null,
+      : h("div", { dataset: { photoCard: p.id } }, thumb(p.id, "Photo of the completed work"), photoFacts(photoRecords.get(p.id)))))] : null,
     rec.documents ? [h("h3", `Documents (${docs.length})`), docs.length ? h("ul.plain", docs.map((d) => {
       if (d.on_paper) return h("li.item", { dataset: { reportDocument: d.id } }, `${label(d.kind)}: ${d.filename} (on paper, at the Town)`);
       const link = h("a.button", { "aria-disabled": "true", dataset: { reportDocument: d.id } }, `${label(d.kind)}: ${d.filename}`);
@@ -170,12 +174,51 @@ function paperDocuments(rec, run) {
     h("div.actions", h("button", { type: "submit" }, "Record paper document")))];
 }
 
-function submissionCard(rec, what, path, run, urls) {
+// A final report as the supervisor accepts it (R-F2): the stamps, what is certified and by whom, the
+// discrepancies from the approved plan, the controls left on the site and the O&M statement.
+function stampWords(stamp) {
+  return stamp ? `${stamp.name}, licence ${stamp.license_number}, stamped ${fmtDate(stamp.stamp_date)}` : "Not given";
+}
+
+function reportContent(rec) {
+  const cert = rec.certification || {};
+  const none = (text) => h("p.muted", text);
+  return h("div", { dataset: { test: "report-content" } },
+    h("h3", "Stamps"),
+    h("dl.kv", h("dt", "Land surveyor (PLS)"), h("dd", stampWords(rec.pls_stamp)),
+      h("dt", "Engineer (PE)"), h("dd", rec.pe_applicable === false ? "No engineer's stamp applies to this project" : stampWords(rec.pe_stamp))),
+    h("h3", "Certification"),
+    h("ul.plain", CERTIFIES.map(([key, text]) => h("li.item", { dataset: { certifies: key } },
+      h("div.split", h("span.label", text), cert[key] === true ? h("span.chip.good", "Certified") : h("span.chip.bad", "Not certified"))))),
+    cert.statement ? h("p", cert.statement) : null,
+    cert.certified_by ? h("p.hint", `Certified by ${cert.certified_by}`) : null,
+    h("h3", "Discrepancies from the approved plan"),
+    rec.discrepancies == null ? none("Not stated yet.") : rec.discrepancies.length ? h("ul", rec.discrepancies.map((d) => h("li",
+      [d.description, d.location ? `at ${d.location}` : null, d.resolution ? `resolved: ${d.resolution}` : null].filter(Boolean).join(" — "))))
+      : none("None: built as approved."),
+    h("h3", "Controls on the site"),
+    (rec.controls || []).length ? h("ul", rec.controls.map((c) => h("li",
+      `${c.name} (${c.kind === "non_structural" ? "non-structural practice" : "structural"})${c.location ? `, ${c.location}` : ""}`))) : none("None listed."),
+    h("h3", "Operation and maintenance"),
+    rec.om_statement ? h("p", rec.om_statement) : none("No statement."));
+}
+
+// What follows accepting a notice or a report (R-F3, R-D3), said in the confirmation and again once taken.
+const ACCEPT_FOLLOWS = "The certificate of completion can then be issued: it closes the permit, and the rest of any bond is released with it.";
+
+function submissionCard(rec, what, path, run, urls, photoRecords) {
   const reasons = h("textarea", { rows: 3, name: "reasons" });
   const local = h("div", { "aria-live": "polite" });
-  const decide = (decision) => (event) => {
+  const decide = (decision) => async (event) => {
+    const button = event.currentTarget;
     if (decision === "return" && !reasons.value.trim()) { mount(local, banner("error", `Give the reasons when returning the ${what.toLowerCase()}.`)); return; }
-    run(event.currentTarget, () => api(`/api/v1/${path}/${rec.id}/review`, { method: "POST", body: { decision, reasons: reasons.value.trim() || null } }));
+    const accept = decision === "accept";
+    const ok = await confirmAction(accept
+      ? { title: `Accept the ${what.toLowerCase()}?`, confirm: "Accept", body: [`The ${what.toLowerCase()} is accepted as the record of the completed work.`, ACCEPT_FOLLOWS] }
+      : { title: `Return the ${what.toLowerCase()}?`, confirm: "Return with reasons", body: ["The applicant is sent your reasons and can correct it and submit it again."] });
+    if (!ok) return;
+    run(button, () => api(`/api/v1/${path}/${rec.id}/review`, { method: "POST", body: { decision, reasons: reasons.value.trim() || null } }),
+      accept ? `${what} accepted. ${ACCEPT_FOLLOWS}` : `${what} returned to the applicant with your reasons.`);
   };
   const chip = rec.status === "accepted" ? "good" : rec.status === "returned" ? "bad" : "info";
   // R-F1: a notice is accepted only once one of its photos has arrived; pending ones are no evidence.
@@ -185,10 +228,11 @@ function submissionCard(rec, what, path, run, urls) {
   return h("section.card", { dataset: { closeout: rec.id } },
     h("div.split", h("h2", what), h(`span.chip.${chip}`, label(rec.status))),
     rec.statement ? h("p", rec.statement) : null,
+    path === "final-reports" ? reportContent(rec) : null,
     h("dl.kv", h("dt", "Submitted"), h("dd", fmtDate(rec.submitted_at)),
       rec.completed_on ? [h("dt", "Work completed"), h("dd", fmtDate(rec.completed_on))] : null,
       rec.review && rec.review.reasons ? [h("dt", "Reasons given"), h("dd", rec.review.reasons)] : null),
-    evidence(rec, urls),
+    evidence(rec, urls, photoRecords),
     path === "final-reports" && ["draft", "returned"].includes(rec.status) ? paperDocuments(rec, run) : null,
     rec.status === "submitted" ? [field("Reasons for the applicant", reasons, "Required when returning."), local, why,
       h("div.actions", noEvidence
@@ -349,8 +393,8 @@ export async function closeoutScreen(main, { id }) {
     mount(main, h("p.backs", h("a.back", { href: `#/site/${permit.id}` }, "← Site"), h("a.back", { href: "#/deadlines" }, "← Deadlines")),
       h("div.split", h("h1", `Close-out — ${permit.number || "Permit"}`), h("span.chip.info", label(permit.status))),
       h("p.muted", [(permit.site || {}).address, LEVEL_TEXT[permit.review_level] || label(permit.review_level)].filter(Boolean).join(" · ")), message,
-      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run, urls)),
-      data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls)),
+      data.notices.map((n) => submissionCard(n, "Completion notice", "completion-notices", run, urls, data.photos)),
+      data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls, data.photos)),
       certificateCard(data, run, urls),
       data.bonds.map((b) => bondCard(b, run, permit, fullReleaseWaits(data))),
       ordersCard(data, run));

@@ -1,13 +1,13 @@
 // Supervisor: an inspection in full (checklist, notes, findings with due dates, samples, photos on
 // the site map) and the decision: approve, or return to the inspector with comments (R-I5).
-import { h, mount, field, label, fmtTime, fmtDate } from "../dom.js";
+import { h, mount, field, label, fmtTime, fmtDate, confirmAction } from "../dom.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { api, listAll } from "../api.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { siteMap, mapLegend } from "../ui/sitemap.js";
-import { thumb } from "../ui/photos.js";
+import { thumb, photoFacts } from "../ui/photos.js";
 import { statusChip, ceaseWarning } from "../ui/status.js";
 import { readingText } from "../ui/readings.js";
 
@@ -57,6 +57,11 @@ export async function reviewDetailScreen(main, { id }) {
   const message = h("div", { "aria-live": "polite" });
   const decide = async (decision) => {
     if (decision === "returned" && !comment.value.trim()) { mount(message, h("div.banner.error", "Say what to change when returning an inspection.")); return; }
+    // R-I5: an approved inspection is a record; its findings go to the applicant and the owner.
+    const findings = (inspection.findings || []).length;
+    if (decision === "approved" && !(await confirmAction({ title: "Approve this inspection?", confirm: "Approve",
+      body: [findings ? `Its ${findings === 1 ? "finding goes" : `${findings} findings go`} to the applicant and the owner with the dates to correct them.`
+        : "It becomes part of the permit's record, seen by the applicant.", "An approved inspection is not edited afterwards."] }))) return;
     await outbox.queueCall("inspection", id, "POST", `/api/v1/inspections/${id}/review`,
       { decision, comment: comment.value.trim() || null, version: inspection.version }, decision === "approved" ? "Approving an inspection" : "Returning an inspection",
       { path: `/api/v1/inspections/${id}`, field: "status", values: [decision] });
@@ -91,9 +96,7 @@ export async function reviewDetailScreen(main, { id }) {
       (s.parameters || []).map(readingText).join(", "),
       (s.exceedances || []).length ? h("span.chip.bad", " exceeds action level") : null)))) : null,
     h("section.card", h("h2", `Photos (${photos.length})`),
-      h("div.photos", photos.map((p) => h("div", h("strong", `#${numbers.get(p.id)}`), thumb(p.id),
-        p.uploaded_by && p.uploaded_by.name ? h("p.hint", { "data-test": "uploaded-by" }, `By ${p.uploaded_by.name}`) : null,
-        h("p.hint", p.location ? `${p.location.source === "exif" ? "Camera GPS" : "Device fix"}${p.distance_to_site_m != null ? ` · ${Math.round(p.distance_to_site_m)} m from site` : ""}${p.within_site ? " · inside limit of work" : ""}` : "No location"))))),
+      h("div.photos", photos.map((p) => h("div", { dataset: { photoCard: p.id } }, h("strong", `#${numbers.get(p.id)}`), thumb(p.id), photoFacts(p))))),
     inspection.status === "submitted" ? h("section.card", h("h2", "Decision"),
       field("Comments for the inspector", comment, "Required when returning."), message,
       h("div.actions", h("button.primary", { type: "button", onclick: () => decide("approved") }, "Approve"),

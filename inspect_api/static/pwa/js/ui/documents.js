@@ -16,6 +16,9 @@ export const REPORT_DOCS = [["as_built_plan", "As-built plan (stamped)"], ["cove
   ["certification", "Certification"], ["om_documentation", "O&M records"], ["photo", "Photo"], ["other", "Other"]];
 export const MISSING_WORDS = { pls_stamp: "Land surveyor's stamp", pe_stamp: "Engineer's stamp", certification: "Certification",
   discrepancies: "Discrepancies", controls: "Controls on site", om_statement: "Operation and maintenance", documents: "Documents" };
+// What the engineer certifies on a final report (R-F2), in the words the applicant ticks and the office reads.
+export const CERTIFIES = [["substantial_compliance", "The work substantially complies with the approved plan"],
+  ["permanent_erosion_controls", "Permanent erosion controls are in place"], ["stormwater_facilities", "Stormwater facilities are built as approved"]];
 const ONLINE_ONLY = "Adding documents and claims needs a connection to the office server; everything else here works offline.";
 const OPEN_FOR_PAPERS = ["draft", "submitted", "under_review"];
 

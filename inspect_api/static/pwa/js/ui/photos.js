@@ -1,6 +1,6 @@
 // Photos: taken with the camera input, hashed on the device (SHA-256), stamped with the best recent
 // location fix and queued in the outbox; shown from the device until uploaded, then from the server.
-import { h, mount, nowIso, uuid } from "../dom.js";
+import { h, mount, nowIso, uuid, fmtTime } from "../dom.js";
 import * as outbox from "../outbox.js";
 import { sha256Hex } from "../hash.js";
 import { bestFix } from "../geo.js";
@@ -44,6 +44,34 @@ export function thumb(photoId, caption) {
     note.textContent = waiting ? "On device, not sent yet" : url ? "Uploaded" : "Not available offline";
   });
   return h("figure.photo", { dataset: { photo: photoId } }, img, note);
+}
+
+// A distance as people say it: metres near the site, kilometres beyond.
+export function distanceWords(metres) {
+  if (metres == null) return null;
+  if (metres < 1000) return `${Math.round(metres)} m`;
+  const km = metres / 1000;
+  return `${new Intl.NumberFormat("en-US", { maximumFractionDigits: km < 10 ? 1 : 0 }).format(km)} km`;
+}
+
+// What a decider needs to weigh a photo (R-F1, R-I5): where it was taken and how that is known, how
+// far from the site, who uploaded it and when; a photo far from the site, or with no location at all,
+// is flagged rather than left for the reader to notice.
+export function photoFacts(p) {
+  if (!p) return [];
+  const where = p.location ? [p.location.source === "exif" ? "Camera GPS" : "Device fix",
+    p.distance_to_site_m != null ? `${distanceWords(p.distance_to_site_m)} from the site` : null,
+    p.within_site ? "inside the limit of work" : null].filter(Boolean).join(" · ") : null;
+  const flag = p.far_from_site
+    ? h("p", h("span.chip.bad", { dataset: { test: "far-from-site" } }, `Far from the site: ${distanceWords(p.distance_to_site_m)} away`))
+    : !p.location ? h("p", h("span.chip.warn", { dataset: { test: "no-location" } }, "No location: where it was taken is not known")) : null;
+  // The camera's own clock when it wrote one, else the moment the device took the photo.
+  const taken = p.taken_at || p.captured_at;
+  const when = [taken ? `Taken ${fmtTime(taken)}` : null,
+    p.uploaded_by && p.uploaded_by.name ? `uploaded by ${p.uploaded_by.name}` : null,
+    p.created_at ? `received ${fmtTime(p.created_at)}` : null].filter(Boolean).join(" · ");
+  return [flag, where ? h("p.hint", { dataset: { test: "photo-where" } }, where) : null,
+    when ? h("p.hint", { dataset: { test: "uploaded-by" } }, when.replace(/^./, (c) => c.toUpperCase())) : null];
 }
 
 // A camera button. `meta()` gives permit/parent ids; `onAdded(photoIds)` runs once they are stored.
