@@ -87,6 +87,7 @@ def create_app(config: Config | None = None) -> Flask:
                 api.register_blueprint(blueprint)
             else:
                 app.register_blueprint(blueprint)
+    openapi.group_tags(api.spec)  # one tag per domain, once every blueprint has declared its own
     # The records photos attach to: sampling and completion sit beside and above photos, so the app
     # names them all here rather than photos importing them.
     from .completion.models import CompletionNotice

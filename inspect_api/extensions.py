@@ -19,13 +19,6 @@ class InspectApi(Api):
 
     from .schemas import ErrorSchema as ERROR_SCHEMA  # noqa: N811
 
-    def register_blueprint(self, blp, **options):
-        super().register_blueprint(blp, **options)
-        if not getattr(blp, "own_tag", True):
-            # flask-smorest lists a tag per blueprint; this one's operations name theirs.
-            name = options.get("name", blp.name)
-            self.spec._tags[:] = [tag for tag in self.spec._tags if tag.get("name") != name]
-
 
 api = InspectApi()
 compress = Compress()

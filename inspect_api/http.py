@@ -33,15 +33,11 @@ class _Parser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """The app's blueprints: flask-smorest's, with the request parser above. `own_tag=False`: the
-    blueprint's operations are published under the tags they name, and the document lists no tag of
-    the blueprint's own (a package that serves one view under another package's tag)."""
+    """The app's blueprints: flask-smorest's, with the request parser above. The document groups
+    their operations by domain (openapi.TAGS), not by blueprint."""
 
     ARGUMENTS_PARSER = _Parser()
 
-    def __init__(self, *args, own_tag: bool = True, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.own_tag = own_tag
 
 # A JSON string, escapes included (possessive, so an unterminated one costs one linear pass).
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)

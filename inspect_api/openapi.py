@@ -1,5 +1,5 @@
-"""The names the OpenAPI document gives what generated clients call: every operation's `operationId`
-and the components whose derived names would collide.
+"""The names the OpenAPI document gives what generated clients call: every operation's `operationId`,
+the tag that groups it, and the components whose derived names would collide.
 
 A client generator names its methods after `operationId` and its models after component names, so
 both are part of the contract: renaming one breaks every client generated before. They are written
@@ -208,6 +208,31 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("GET", "/exports/ms4-annual-report"): "getMs4AnnualReport",
 }
 
+# Operations are grouped by domain, one tag each: a generated client has a module per tag
+# (openapi-python-client: api/<tag>/<operationId>.py), so a tag is as much part of the contract as an
+# operationId. A domain's tag gathers the operations of the blueprints listed, and its description is
+# theirs, in this order.
+TAGS: dict[str, tuple[str, ...]] = {
+    "auth": ("auth",),
+    "permits": ("permits", "permit-parts", "permit-cases"),
+    "audit": ("audit",),
+    "entry": ("entry",),
+    "checklists": ("checklists",),
+    "inspections": ("inspections", "findings"),
+    "sampling": ("sampling",),
+    "program": ("program",),
+    "photos": ("photos", "uploads"),
+    "sync": ("sync", "devices"),
+    "closeout": ("completion", "final_reports"),
+    "bonds": ("bonds",),
+    "enforcement": ("orders", "cost_recovery", "penalties"),
+    "agenda": ("agenda",),
+    "notifications": ("notifications", "notification_preferences"),
+    "reports": ("reports",),
+    "exports": ("exports",),
+}
+TAG_OF = {blueprint: tag for tag, blueprints in TAGS.items() for blueprint in blueprints}
+
 # Schema classes published under another name than their own (the class name less "Schema"), because
 # a generator derives that name for an inline property: openapi-python-client calls the enum of
 # `Order.status` "OrderStatus" and the object of `Citation.violator` "CitationViolator", and drops a
@@ -225,7 +250,8 @@ class UnnamedOperation(RuntimeError):
 
 
 class OperationIds(BasePlugin):
-    """Gives each operation its operationId from OPERATION_IDS as the blueprint registers it."""
+    """Gives each operation its operationId from OPERATION_IDS, and its domain's tag (TAGS) for its
+    blueprint's, as the blueprint registers it."""
 
     def operation_helper(self, path: str | None = None, operations: dict | None = None, **kwargs: Any) -> None:
         for method, operation in (operations or {}).items():
@@ -234,6 +260,19 @@ class OperationIds(BasePlugin):
                 raise UnnamedOperation(f"{key[0]} {path} has no operationId: add it to OPERATION_IDS in "
                                        "inspect_api/openapi.py and to the snapshot of the contract tests")
             operation["operationId"] = OPERATION_IDS[key]
+            unknown = [tag for tag in operation.get("tags", []) if tag not in TAG_OF]
+            if unknown:
+                raise UnnamedOperation(f"{key[0]} {path}: blueprint {unknown} is in no tag of TAGS in "
+                                       "inspect_api/openapi.py")
+            operation["tags"] = list(dict.fromkeys(TAG_OF[tag] for tag in operation.get("tags", [])))
+
+
+def group_tags(spec) -> None:
+    """Replace the document's tags, one per blueprint as flask-smorest declares them, by the domains'
+    tags of TAGS, each described by its blueprints' descriptions."""
+    described = {tag["name"]: tag.get("description") for tag in spec._tags}
+    spec._tags[:] = [{"name": tag, "description": "\n\n".join(described[b] for b in blueprints if described.get(b))}
+                     for tag, blueprints in TAGS.items() if any(b in described for b in blueprints)]
 
 
 def component_name(schema) -> str:

@@ -7,15 +7,12 @@ from .. import clock
 from . import rules, services
 from .schemas import DeadlineArgs, DeadlineSchema
 
-# Clients and the published document find the Deadlines view under the orders' tag. A blueprint's name is
-# the default tag of its operations and Flask allows one blueprint per name, so the operation names it.
-DEADLINES_TAG = "orders"
-
-blp = Blueprint("agenda", __name__, url_prefix="/api/v1", own_tag=False,
-                description="The agenda: what is due and by when (the Deadlines view is listed under orders)")
+blp = Blueprint("agenda", __name__, url_prefix="/api/v1",
+                description="The agenda: what is due and by when, across findings, orders, final reports, "
+                            "cost notices and bonds (the Deadlines view)")
 
 
-@blp.route("/deadlines", tags=[DEADLINES_TAG])
+@blp.route("/deadlines")
 @roles_required("supervisor")
 @blp.arguments(DeadlineArgs, location="query")
 @blp.response(200, DeadlineSchema(many=True))

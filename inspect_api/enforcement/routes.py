@@ -16,7 +16,7 @@ from .schemas import (OrderCreateSchema, OrderListArgs, OrderResponseSchema, Ord
                       OrderUpdateSchema)
 
 blp = Blueprint("orders", __name__, url_prefix="/api/v1",
-                description="Enforcement orders of bylaw Enforcement §B(1) (R-O1) and the deadlines view")
+                description="Enforcement orders of bylaw Enforcement §B(1) (R-O1)")
 PDF_RESPONSE = {"200": {"description": "The order as a PDF",
                         "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}}
 

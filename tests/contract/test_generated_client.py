@@ -134,11 +134,11 @@ def test_a_generated_client_does_the_flow(generated, live_url, client, factory):
     assert {p.id for p in permits} == {permit_id, created.id}
 
     as_supervisor = signed_in("supervisor")
-    [order] = api("orders", "list_orders").sync(client=as_supervisor)
+    [order] = api("enforcement", "list_orders").sync(client=as_supervisor)
     assert isinstance(order, models.Order)
     assert order.id == ids["order"] and order.status == models.OrderStatus.OPEN and order.permit_id == permit_id
 
-    citation = api("penalties", "get_citation").sync(client=as_supervisor, citation_id=ids["citation"])
+    citation = api("enforcement", "get_citation").sync(client=as_supervisor, citation_id=ids["citation"])
     assert isinstance(citation, models.Citation)
     assert citation.id == ids["citation"] and citation.bylaw_section == "194-21(C)"
     assert citation.violator["name"] == "Acme Site Works LLC"
