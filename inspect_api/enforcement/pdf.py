@@ -90,7 +90,9 @@ def order_pdf(order: Any, permit: Any, findings: list[Any], recipients: list[Any
     ]
     violated = _violated_lines(order, conditions or {})
     story += [pdf.p("Provisions violated", s.heading),
-              pdf.bullets(violated, s.body) if violated else pdf.p("As set out in the findings below.", s.body)]
+              pdf.bullets(violated, s.body) if violated
+              else pdf.p("As set out in the findings below." if findings
+                         else "No provision, permit condition or finding is named in this order.", s.body)]
     if findings:
         story += [pdf.p("Findings on which this order rests", s.heading),
                   pdf.bullets([f"{pdf.long_date(f.observed_on)}: {f.description}" for f in findings], s.body)]

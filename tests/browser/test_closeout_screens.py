@@ -75,6 +75,10 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     assert db.session.get(Permit, admin_id).status == "closed"
     release_db()
 
+    parties = [p for p in client.get(f"/api/v1/permits/{ldp_id}", headers=sup).get_json()["parties"]
+               if p["role"] in ("owner", "violator")]
+    release_db()
+    assert parties, "the permit names its owner"
     # The bond phase complete in compliance is released from the permit's panel.
     page.goto(f"{live_server.url}/#/deadlines")
     page.click(f"a.row[data-deadline='{bond_id}']")
@@ -96,14 +100,22 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     # An order: the form says what is missing, then the server numbers the order.
     page.get_by_role("button", name="Issue order").click()
     assert "Choose at least one kind" in page.inner_text("main")
+    assert "Name what was violated" in page.inner_text("main")
     page.get_by_label("Install or maintain controls").check()
     page.get_by_label("Requirement").fill("Replace the silt fence along the north property line.")
+    page.get_by_label("Section or plan item").fill("§194-21(C)")
     page.get_by_role("button", name="Issue order").click()
+    # The confirmation names every party the order goes to (R-O0, §B(3)).
+    dialog = page.locator("dialog.confirm[open]")
+    dialog.wait_for()
+    for party in parties:
+        assert f"{party['name']} ({party['role']})" in dialog.inner_text(), (party, dialog.inner_text())
     confirm(page, "cannot be withdrawn")
     page.locator("[data-order]").wait_for()
     orders = client.get(f"/api/v1/orders?permit_id={ldp_id}", headers=sup).get_json()
     release_db()
     assert len(orders) == 1 and orders[0]["kinds"] == ["controls"]
+    assert orders[0]["violated"] == [{"provision_kind": "bylaw", "provision": "§194-21(C)"}]
     assert orders[0]["requirements"][0]["text"] == "Replace the silt fence along the north property line."
     assert orders[0]["number"] and orders[0]["number"] in page.inner_text("main")
     assert_accessible(page, "close-out with bond and order")

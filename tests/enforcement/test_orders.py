@@ -218,6 +218,16 @@ def test_order_pdf(client, cast, permit, finding, town_clock):
         assert expected in text, expected
 
 
+def test_order_pdf_without_findings_or_provisions_says_none_is_named(client, cast, permit, town_clock):
+    """R-O1b: the PDF never points at "the findings below" when there are none below."""
+    order = issue(client, cast, permit)
+    r = client.get(f"/api/v1/orders/{order['id']}.pdf", headers=cast.sup)
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(r.data)).pages).split())
+    assert "No provision, permit condition or finding is named in this order." in text
+    assert "findings below" not in text and "Findings on which this order rests" not in text
+
+
 def test_concurrent_orders_never_share_a_number(app, cast, permit, town_clock):
     """Eight supervisors' requests at once: numbers 1-8, each once (the counter row is locked)."""
     import threading

@@ -84,7 +84,7 @@ export async function deadlinesScreen(main) {
 }
 
 async function loadPermit(id) {
-  const [permit, notices, reports, certificates, bonds, orders, costs, messages, photos] = await Promise.all([
+  const [permit, notices, reports, certificates, bonds, orders, costs, messages, photos, findings] = await Promise.all([
     api(`/api/v1/permits/${id}`),
     listAll(`/api/v1/completion-notices?permit_id=${id}`),
     listAll(`/api/v1/final-reports?permit_id=${id}`),
@@ -93,9 +93,10 @@ async function loadPermit(id) {
     listAll(`/api/v1/orders?permit_id=${id}`),
     listAll(`/api/v1/cost-recoveries?permit_id=${id}`),
     listAll(`/api/v1/notifications?permit_id=${id}`),
-    listAll(`/api/v1/photos?permit_id=${id}`)]);
+    listAll(`/api/v1/photos?permit_id=${id}`),
+    listAll(`/api/v1/findings?permit_id=${id}&status=open`)]);
   return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages,
-    photos: new Map(photos.map((p) => [p.id, p])) };
+    photos: new Map(photos.map((p) => [p.id, p])), findings };
 }
 
 // Whether each party the order is addressed to was e-mailed it (§B(3)), and each recipient of a
@@ -335,8 +336,39 @@ function bondCard(bond, run, permit, waits) {
       onclick: release({ kind: "full" }, { amount: bond.remaining_amount, what: "Everything that remains" }) }, "Full release")) : null);
 }
 
+const OTHER_PROVISIONS = [["bylaw", "Bylaw provision"], ["esc_plan", "ESC plan item"], ["om_plan", "O&M plan item"]];
+
+// R-O0, §B(3): an order goes to every violator and owner named on the permit.
+function orderRecipients(permit) {
+  return (permit.parties || []).filter((p) => p.role === "violator" || p.role === "owner");
+}
+
+function joinWords(words) {
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}` : words[0] || "";
+}
+
+// R-O1b: what the order says was violated: open findings, the permit's conditions, and other
+// provisions (the bylaw's sections, ESC or O&M plan items) in words.
+function violatedFields(data) {
+  const findings = data.findings.map((f) => [f.id, h("input", { type: "checkbox", name: "finding_ids", value: f.id }), f]);
+  const conditions = (data.permit.conditions || []).map((c) => [c.id, h("input", { type: "checkbox", name: "condition_ids", value: c.id }), c]);
+  const otherKind = select(OTHER_PROVISIONS, "bylaw", { name: "provision_kind" });
+  const otherText = h("input", { type: "text", name: "provision", maxlength: 300, autocomplete: "off" });
+  const read = () => ({
+    finding_ids: findings.filter(([, box]) => box.checked).map(([fid]) => fid),
+    violated: [...conditions.filter(([, box]) => box.checked).map(([cid]) => ({ provision_kind: "permit_condition", condition_id: cid })),
+      ...(otherText.value.trim() ? [{ provision_kind: otherKind.value, provision: otherText.value.trim() }] : [])] });
+  const fieldset = h("fieldset", { dataset: { test: "order-violated" } }, h("legend", "What was violated"),
+    findings.length ? [h("p.hint", "Open findings on this site"), findings.map(([, box, f]) => h("label.check", box,
+      `${f.description}${f.due_on ? ` (to correct by ${fmtDate(f.due_on)})` : ""}`))] : h("p.muted", "No open findings on this site."),
+    conditions.length ? [h("p.hint", "Permit conditions"), conditions.map(([, box, c]) => h("label.check", box, `Condition ${c.number}: ${c.text}`))] : null,
+    field("Other provision", otherKind), field("Section or plan item", otherText, "e.g. “§194-21(C)” or the ESC plan's item."));
+  return { fieldset, read };
+}
+
 function ordersCard(data, run) {
   const boxes = ORDER_KINDS.map(([value]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
+  const violated = violatedFields(data);
   const requirement = h("textarea", { rows: 3, name: "requirement" });
   const otherText = h("textarea", { rows: 2, name: "other_requirement" });
   const deadline = h("input", { type: "date", name: "deadline", value: plusDays(7) });
@@ -348,18 +380,26 @@ function ordersCard(data, run) {
     if (!kinds.length) problems.push("Choose at least one kind of order.");
     if (!requirement.value.trim()) problems.push("Write what the order requires.");
     if (!deadline.value) problems.push("Set the deadline for compliance.");
+    // R-O1b: an order states the provision or permit condition violated, or the findings it rests on.
+    const named = violated.read();
+    if (!named.finding_ids.length && !named.violated.length) problems.push("Name what was violated: an open finding, a permit condition or a provision.");
     // R-O1: besides (a)-(d), another requirement stated in words; alone, the requirement above is it.
     const listed = kinds.filter((k) => k !== "other");
     if (kinds.includes("other") && listed.length && !otherText.value.trim()) problems.push("Write in words what else must be done.");
     if (problems.length) { mount(local, banner("error", problems.map((p) => h("p", p)))); return; }
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     const names = kinds.map((k) => ORDER_KINDS.find((x) => x[0] === k)[1].toLowerCase()).join(", ");
+    const to = orderRecipients(data.permit).map((p) => `${p.name} (${p.role})`);
+    const { finding_ids: findingIds, violated: provisions } = violated.read();
     const ok = await confirmAction({ title: "Issue this order?", confirm: "Issue order", danger: kinds.includes("cease_and_desist"),
-      body: [`An order (${names}) is issued to ${(data.permit.owner || {}).name || "the owner"} with compliance by ${fmtDate(deadline.value)}.`,
-        "An issued order is a legal notice: it cannot be withdrawn in the app."] });
+      body: [to.length ? `An order (${names}) is issued to ${joinWords(to)}, with compliance by ${fmtDate(deadline.value)}.`
+        : `An order (${names}) is issued with compliance by ${fmtDate(deadline.value)}. No violator or owner is named on this permit: add them as parties so the order can be served.`,
+      findingIds.length + provisions.length ? `It names ${findingIds.length + provisions.length} ${findingIds.length + provisions.length === 1 ? "violation" : "violations"}.`
+        : "It names no finding, condition or provision violated.",
+      "An issued order is a legal notice: it cannot be withdrawn in the app."] });
     if (!ok) return;
     run(button, () => api("/api/v1/orders", { method: "POST", body: {
-      id: uuid(), permit_id: data.permit.id, kinds, requirements: [
+      id: uuid(), permit_id: data.permit.id, kinds, finding_ids: findingIds, violated: provisions, requirements: [
         ...(listed.length ? [{ kind: listed[0], text: requirement.value.trim() }] : []),
         ...(kinds.includes("other") ? [{ kind: "other", text: (listed.length ? otherText.value : requirement.value).trim() }] : [])],
       deadline: deadline.value } }));
@@ -372,6 +412,7 @@ function ordersCard(data, run) {
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
       field("Requirement", requirement, "What must be done, where."),
       field("What else must be done", otherText, "When “Something else, stated in words” is chosen beside other kinds."),
+      violated.fieldset,
       field("Deadline", deadline), local,
       h("div.actions", h("button.primary", { type: "submit" }, "Issue order"))));
 }
