@@ -47,6 +47,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/ui/documents.js",
   "/static/pwa/js/ui/town_asks.js",
   "/static/pwa/js/ui/costs.js",
+  "/static/pwa/js/ui/town_work.js",
   "/static/pwa/js/ui/checklist.js",
   "/static/pwa/js/ui/account_mail.js",
   "/static/pwa/js/screens/login.js",
@@ -68,6 +69,7 @@ export const SHELL_FILES = [
   "/static/pwa/js/screens/applicant_office.js",
   "/static/pwa/js/screens/costs.js",
   "/static/pwa/js/screens/office_cases.js",
+  "/static/pwa/js/screens/office_costs.js",
   "/static/pwa/js/screens/issues.js",
   "/static/pwa/js/screens/account.js",
 ];

@@ -26,6 +26,7 @@ import { reviewScreen } from "./screens/review.js";
 import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
+import { officeCostsScreen } from "./screens/office_costs.js";
 import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
 import { registerScreen } from "./screens/register.js";
 import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
@@ -82,6 +83,7 @@ function routes() {
   fallback(async (main) => mount(main, h("h1", "Not found"), h("p", h("a", { href: "#/" }, "Go to the start"))));
 }
 
+  route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));
 async function requestPersistence() {
   if (!navigator.storage || !navigator.storage.persist) {
     await meta.set("storage_persisted", null);

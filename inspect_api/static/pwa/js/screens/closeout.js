@@ -6,6 +6,7 @@ import { thumb, photoFacts } from "../ui/photos.js";
 import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
 import { deliveryList } from "../ui/delivery.js";
+import { orderCosts } from "../ui/town_work.js";
 import { REPORT_DOCS, MISSING_WORDS, CERTIFIES } from "../ui/documents.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
@@ -407,7 +408,7 @@ function ordersCard(data, run) {
   return h("section.card", h("h2", `Orders (${data.orders.length})`),
     data.orders.length ? h("ul.plain", data.orders.map((o) => h("li.item", { dataset: { order: o.id } },
       h("div.split", h("span.label", `Order ${o.number}: ${o.kinds.map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1]).join(", ")}`), h("span.chip.warn", `Deadline ${fmtDate(o.deadline)}`)),
-      h("p.muted", (o.requirements[0] || {}).text || ""), orderDeliveries(data, o, run)))) : h("p.muted", "No orders on this permit."),
+      h("p.muted", (o.requirements[0] || {}).text || ""), orderDeliveries(data, o, run), orderCosts(data, o, run)))) : h("p.muted", "No orders on this permit."),
     h("form", { onsubmit: issue, novalidate: true }, h("h3", "Issue order"),
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
       field("Requirement", requirement, "What must be done, where."),

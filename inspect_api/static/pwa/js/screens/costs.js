@@ -8,15 +8,7 @@ import { h, mount, field, banner, label, fmtDate, money, confirmAction } from ".
 import { api, plain } from "../api.js";
 import { currentUser } from "../auth.js";
 import * as store from "../store.js";
-import { NEEDS_CONNECTION, costChip, townToday } from "../ui/costs.js";
-
-const ROLE = { owner: "Property owner", violator: "Violator" };
-const METHOD = { hand: "by hand", certified_mail: "by certified mail", first_class_mail: "by first-class mail",
-  posted_on_site: "posted on the site", email: "by e-mail" };
-const CATEGORY = { labor: "Labor", equipment: "Equipment", materials: "Materials", contractor: "Contractor",
-  administrative: "Administration" };
-const DECISION = { affirm: "The Stormwater Authority upheld the costs", reduce: "The Stormwater Authority reduced the costs",
-  void: "The Stormwater Authority cancelled the costs" };
+import { NEEDS_CONNECTION, costChip, townToday, ROLE, METHOD, balanceCard, itemsCard, decisionCard } from "../ui/costs.js";
 
 // Which notices the signed-in applicant answers for: one sent to a party that is their account, or
 // the owner's notice on their own application (the server decides; this only offers the form).
@@ -84,23 +76,6 @@ function noticeItem(record, n, permit, user, redraw) {
     protest);
 }
 
-function balanceCard(record, st) {
-  const rows = [h("dt", "Costs of the work"), h("dd", money(st.costs_total))];
-  if (st.principal !== st.costs_total) rows.push(h("dt", "Owed after the decision"), h("dd", money(st.principal)));
-  rows.push(h("dt", "Paid"), h("dd", money(st.payments_total)),
-    h("dt", "Unpaid principal"), h("dd", money(st.principal_outstanding)),
-    h("dt", "Interest"), h("dd", { "data-test": "interest" }, Number(st.interest) > 0
-      ? `${money(st.interest)} (${(Number(st.interest_rate) * 100).toLocaleString("en-US")} % a year from ${fmtDate(st.interest_from)})`
-      : st.interest_from ? `None yet; ${(Number(st.interest_rate) * 100).toLocaleString("en-US")} % a year from ${fmtDate(st.interest_from)} on what is unpaid` : "None"),
-    h("dt", h("strong", `Due on ${fmtDate(st.on)}`)), h("dd", { "data-test": "total-due" }, h("strong", money(st.total_due))));
-  return h("section.card", { "data-test": "cost-balance" }, h("h2", "What is owed"), h("dl.kv", rows),
-    st.lien_on && !["paid", "void"].includes(st.status)
-      ? h("p", st.status === "lien" ? `Unpaid, the costs became a lien on the property on ${fmtDate(st.lien_on)}.` : `Unpaid, the costs become a lien on the property on ${fmtDate(st.lien_on)}.`) : null,
-    (record.payments || []).length ? [h("h3", "Payments"), h("ul.plain", record.payments.map((p) => h("li.item", { dataset: { payment: p.id } },
-      h("div.split", h("span", fmtDate(p.paid_on)), h("span.label", money(p.amount))), p.reference ? h("p.hint", p.reference) : null)))]
-      : h("p.muted", "No payment recorded."));
-}
-
 export async function costNoticeScreen(main, { id, cid }) {
   const back = h("p", h("a.back", { href: `#/permit/${id}` }, "← Back to the permit"));
   const draw = async () => {
@@ -120,14 +95,9 @@ export async function costNoticeScreen(main, { id, cid }) {
         `completed ${fmtDate(record.abatement_completed_on)}`].filter(Boolean).join(" · ")),
       record.description ? h("p", record.description) : null,
       h("div.grid.two",
-        h("section.card", { "data-test": "cost-items" }, h("h2", `The work: ${money(record.costs_total)}`),
-          h("ul.plain", (record.items || []).map((item) => h("li.item",
-            h("div.split", h("span", item.description), h("span.label", money(item.amount))), h("p.hint", CATEGORY[item.category] || label(item.category)))))),
+        itemsCard(record),
         balanceCard(record, st)),
-      record.decision ? h("section.card", { "data-test": "cost-decision" }, h("h2", "Decision on the protest"),
-        h("p", `${DECISION[record.decision.decision] || label(record.decision.decision)} on ${fmtDate(record.decision.decided_on)}`,
-          record.decision.amount ? ` to ${money(record.decision.amount)}` : "", "."),
-        record.decision.reason ? h("p", record.decision.reason) : null) : null,
+      decisionCard(record),
       h("section.card", { "data-test": "cost-recipients" }, h("h2", "Notices sent"),
         (record.recipients || []).length ? h("ul.plain", record.recipients.map((n) => noticeItem(record, n, permit, user, draw)))
           : h("p.muted", "No notice sent yet. The Town sends one to the owner and one to the violator.")));
