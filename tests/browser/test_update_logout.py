@@ -11,6 +11,10 @@ def cache_names(page) -> list[str]:
     return page.evaluate("() => caches.keys()")
 
 
+# The page's own version.js: the one beside the app.js it runs (/static/pwa/<VERSION>/).
+PAGE_VERSION_JS = "new URL('../version.js', document.querySelector('script[type=module]').src).pathname"
+
+
 def test_new_version_is_announced_and_applied_on_request(live_server, new_context, factory, tmp_path, monkeypatch):
     from inspect_api.web import routes
     served = tmp_path / "pwa"
@@ -22,8 +26,9 @@ def test_new_version_is_announced_and_applied_on_request(live_server, new_contex
     page = context.new_page()
     sign_in(page, live_server.url, email)
     wait_for_service_worker(page)
-    current = page.evaluate("() => import('/static/pwa/version.js').then(m => m.VERSION)")
+    current = page.evaluate(f"() => import({PAGE_VERSION_JS}).then(m => m.VERSION)")
     assert cache_names(page) == [f"inspect-shell-{current}"]
+    assert page.evaluate(f"() => {PAGE_VERSION_JS}") == f"/static/pwa/{current}/version.js"
 
     # A deployment ships a new version.js: the worker installs it beside the running one and waits.
     version_js = served / "version.js"
@@ -32,7 +37,9 @@ def test_new_version_is_announced_and_applied_on_request(live_server, new_contex
     page.locator("#update:has-text('A new version')").wait_for()
     # Still the old version everywhere until the user chooses: no mixed versions.
     assert page.evaluate("() => navigator.serviceWorker.getRegistration().then(r => Boolean(r.waiting))")
-    assert page.evaluate("() => import('/static/pwa/version.js').then(m => m.VERSION)") == current
+    # the old version's files come from its cache: the server has only the new version's now
+    assert page.evaluate(f"() => fetch('/static/pwa/{current}/version.js').then(r => r.text())").count(current) == 1
+    assert page.evaluate("() => fetch('/').then(r => r.headers.get('X-App-Version'))") == current
 
     with page.expect_navigation():
         page.get_by_role("button", name="Update now").click()

@@ -1,14 +1,20 @@
 """The app shell as served by Flask: the right files, types and headers, a strict CSP, nothing
-inline, and a precache list that names every file the app loads."""
+inline, and a precache list that names every file the app loads. The fixed addresses are revalidated
+and name the current version's files, which are immutable and sent compressed."""
 from __future__ import annotations
 
+import gzip
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import brotli
 import pytest
 
 PWA = Path(__file__).resolve().parents[2] / "inspect_api" / "static" / "pwa"
+VERSION = re.search(r'export const VERSION = "([^"]+)"', (PWA / "version.js").read_text()).group(1)
+V = f"/static/pwa/{VERSION}"
+IMMUTABLE = "public, max-age=31536000, immutable"
 STRICT = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
           "connect-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]
 
@@ -17,12 +23,15 @@ def csp_directives(response) -> list[str]:
     return [d.strip() for d in response.headers["Content-Security-Policy"].split(";")]
 
 
-@pytest.mark.parametrize("path, content_type", [
-    ("/", "text/html"), ("/sw.js", "text/javascript"), ("/manifest.webmanifest", "application/manifest+json"),
-    ("/static/pwa/js/app.js", "text/javascript"), ("/static/pwa/css/app.css", "text/css"),
-    ("/static/pwa/icons/icon-192.png", "image/png"), ("/static/pwa/icons/icon.svg", "image/svg+xml"),
+@pytest.mark.parametrize("path, content_type, cache_control", [
+    ("/", "text/html", "no-cache"), ("/sw.js", "text/javascript", "no-cache"),
+    ("/manifest.webmanifest", "application/manifest+json", "no-cache"),
+    (f"{V}/js/app.js", "text/javascript", IMMUTABLE), (f"{V}/css/app.css", "text/css", IMMUTABLE),
+    (f"{V}/icons/icon-192.png", "image/png", IMMUTABLE), (f"{V}/icons/icon.svg", "image/svg+xml", IMMUTABLE),
+    # unversioned, for a page of an earlier version finishing its update: always revalidated
+    ("/static/pwa/js/app.js", "text/javascript", "no-cache"),
 ])
-def test_app_files_are_served_with_a_strict_policy(client, path, content_type):
+def test_app_files_are_served_with_a_strict_policy(client, path, content_type, cache_control):
     response = client.get(path)
     assert response.status_code == 200
     assert response.mimetype == content_type
@@ -30,14 +39,76 @@ def test_app_files_are_served_with_a_strict_policy(client, path, content_type):
     for directive in STRICT:
         assert directive in directives
     assert not any("unsafe" in d for d in directives)
-    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["Cache-Control"] == cache_control
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["X-App-Version"] == VERSION
 
 
 def test_service_worker_headers(client):
     response = client.get("/sw.js")
     assert response.headers["Service-Worker-Allowed"] == "/"
-    assert b'from "/static/pwa/version.js"' in response.data
+    assert f'from "{V}/shell.js"'.encode() in response.data
+
+
+def test_fixed_addresses_name_only_the_current_versions_files(client):
+    for path in ("/", "/sw.js", "/manifest.webmanifest"):
+        text = client.get(path).get_data(as_text=True)
+        named = re.findall(r'"(/static/pwa/[^"]+)"', text)
+        assert named and all(n.startswith(V + "/") for n in named), (path, named)
+        for url in named:
+            assert client.get(url).status_code == 200, url
+
+
+def test_another_versions_path_is_not_found(client):
+    response = client.get("/static/pwa/0.0.1/js/app.js")
+    assert response.status_code == 404
+    assert response.get_json()["error"] == "not_found"
+
+
+@pytest.mark.parametrize("accept, encoding", [
+    ("gzip, deflate, br, zstd", "br"), ("gzip", "gzip"), ("br;q=0.5, gzip", "gzip"), ("gzip;q=0, br;q=0", None),
+    ("identity", None), ("", None),
+])
+def test_text_files_are_compressed_as_the_client_accepts(client, accept, encoding):
+    plain = (PWA / "js" / "sync.js").read_bytes()
+    response = client.get(f"{V}/js/sync.js", headers={"Accept-Encoding": accept} if accept else {})
+    assert response.status_code == 200
+    assert response.headers.get("Content-Encoding") == encoding
+    assert "Accept-Encoding" in response.headers["Vary"]
+    body = response.get_data()
+    assert int(response.headers["Content-Length"]) == len(body)
+    unpack = {"br": brotli.decompress, "gzip": gzip.decompress, None: lambda b: b}[encoding]
+    assert unpack(body) == plain
+    if encoding:
+        assert len(body) < len(plain) / 2
+
+
+def test_each_encoding_has_its_own_etag_and_revalidates(client):
+    tags = {}
+    for accept in ("br", "gzip", "identity"):
+        first = client.get(f"{V}/js/app.js", headers={"Accept-Encoding": accept})
+        tags[accept] = first.headers["ETag"]
+        again = client.get(f"{V}/js/app.js", headers={"Accept-Encoding": accept, "If-None-Match": tags[accept]})
+        assert again.status_code == 304 and again.get_data() == b"" and again.headers["ETag"] == tags[accept]
+        assert again.headers["Cache-Control"] == IMMUTABLE
+    assert len(set(tags.values())) == 3
+    # a cached gzip copy is not the brotli one: asked for brotli, the client gets it whole
+    other = client.get(f"{V}/js/app.js", headers={"Accept-Encoding": "br", "If-None-Match": tags["gzip"]})
+    assert other.status_code == 200 and other.headers["Content-Encoding"] == "br"
+
+
+def test_the_shell_document_is_compressed_and_revalidated(client):
+    first = client.get("/", headers={"Accept-Encoding": "gzip"})
+    assert first.headers["Content-Encoding"] == "gzip" and first.headers["Cache-Control"] == "no-cache"
+    assert f'src="{V}/js/app.js"' in gzip.decompress(first.get_data()).decode()
+    again = client.get("/", headers={"Accept-Encoding": "gzip", "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_images_go_as_they_are(client):
+    response = client.get(f"{V}/icons/icon-512.png", headers={"Accept-Encoding": "gzip, br"})
+    assert "Content-Encoding" not in response.headers
+    assert response.get_data() == (PWA / "icons" / "icon-512.png").read_bytes()
 
 
 def test_revalidation_answers_not_modified(client):
@@ -107,14 +178,15 @@ def test_modules_build_the_dom_safely_and_stay_small():
 
 
 def test_precache_lists_every_file_the_app_loads():
-    listed = set(re.findall(r'"(/static/pwa/[^"]+)"', (PWA / "shell.js").read_text()))
-    shipped = {"/static/pwa/" + p.relative_to(PWA).as_posix() for p in PWA.rglob("*")
+    text = (PWA / "shell.js").read_text()
+    listed = set(re.findall(r'^  "([^"]+)",$', text.split("const FILES = [")[1].split("];")[0], re.MULTILINE))
+    shipped = {p.relative_to(PWA).as_posix() for p in PWA.rglob("*")
                if p.is_file() and p.suffix in {".js", ".css", ".png", ".svg"} and p.name != "sw.js"}
     assert listed == shipped
     imports = set()
     for path in app_modules():
         for spec in re.findall(r'from "(\.{1,2}/[^"]+)"', path.read_text()):
-            imports.add("/static/pwa/" + (path.parent / spec).resolve().relative_to(PWA.resolve()).as_posix())
+            imports.add((path.parent / spec).resolve().relative_to(PWA.resolve()).as_posix())
     assert imports <= listed
 
 

@@ -4,17 +4,33 @@
 // page announces it; only when the user taps "Update" does the page ask us to skipWaiting, and then
 // every open page reloads at once. Old caches are deleted on activate. API calls are never cached:
 // records live in IndexedDB, owned by the app.
-import { VERSION } from "/static/pwa/version.js";
-import { SHELL_FILES } from "/static/pwa/shell.js";
+//
+// The server writes the current version into the import path below (it becomes the version's own
+// folder), so a new version is a new worker script that imports only its own files. The version comes from there
+// too, not from version.js: an installing worker revalidates its imports with the server, and the
+// page has loaded version.js already.
+import { SHELL_FILES, SHELL_VERSION as VERSION } from "/static/pwa/shell.js";
 
 const PREFIX = "inspect-shell-";
 const CACHE = PREFIX + VERSION;
 
+// Each shell file crosses the network once: the page has just loaded most of them, and a versioned
+// path never changes, so the copy in the HTTP cache is the one to keep (force-cache takes it without
+// asking the server). A fixed address ("/", the manifest) is kept from there only when the server
+// said it is this version's; otherwise it is fetched again, so an old file never enters a new cache.
+async function shellResponse(url) {
+  let response = await fetch(url, { cache: "force-cache" });
+  if (response.headers.get("X-App-Version") !== VERSION) response = await fetch(url, { cache: "reload" });
+  if (!response.ok) throw new Error(`precache: ${url} answered ${response.status}`);
+  return response;
+}
+
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
+    // Every response first, then the cache: one failure leaves the install to be tried again.
+    const responses = await Promise.all(SHELL_FILES.map(shellResponse));
     const cache = await caches.open(CACHE);
-    // cache: "reload" skips the HTTP cache so a new version never precaches an old file.
-    await cache.addAll(SHELL_FILES.map((url) => new Request(url, { cache: "reload" })));
+    await Promise.all(responses.map((response, i) => cache.put(SHELL_FILES[i], response)));
   })());
 });
 

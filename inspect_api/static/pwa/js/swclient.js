@@ -25,7 +25,9 @@ export async function registerServiceWorker() {
     reloading = true;
     location.reload();
   });
-  const registration = await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/", updateViaCache: "none" });
+  // /sw.js itself is always fetched from the server; its imports are versioned, immutable paths, so
+  // the HTTP cache may serve them (the page has loaded version.js already: it crosses the network once).
+  const registration = await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/", updateViaCache: "imports" });
   if (registration.waiting && navigator.serviceWorker.controller) announce(registration.waiting);
   registration.addEventListener("updatefound", () => {
     const worker = registration.installing;
