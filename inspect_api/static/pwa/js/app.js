@@ -50,6 +50,11 @@ function guarded(screen, roles) {
   };
 }
 
+// A screen about a site starts the location watch as it opens (see geo.js): the first one asks.
+function located(screen) {
+  return (main, params) => { startWatching(); return screen(main, params); };
+}
+
 function routes() {
   const field = ["inspector", "supervisor"];
   route("/login", loginScreen);
@@ -57,33 +62,33 @@ function routes() {
   route("/", async () => { go(homePath()); });
   route("/sites", guarded(sitesScreen, field));
   route("/day", guarded(dayScreen, field));
-  route("/site/:id", guarded(siteScreen, field));
-  route("/site/:id/entry", guarded(entryScreen, field));
-  route("/site/:id/inspection/new", guarded(startInspectionScreen, field));
-  route("/site/:id/inspection/:iid", guarded(inspectionScreen, field));
-  route("/site/:id/sample/:sid", guarded(sampleScreen, field));
+  route("/site/:id", guarded(located(siteScreen), field));
+  route("/site/:id/entry", guarded(located(entryScreen), field));
+  route("/site/:id/inspection/new", guarded(located(startInspectionScreen), field));
+  route("/site/:id/inspection/:iid", guarded(located(inspectionScreen), field));
+  route("/site/:id/sample/:sid", guarded(located(sampleScreen), field));
   route("/permits", guarded(applicantScreen, ["applicant"]));
   route("/permit/:id", guarded(permitScreen, ["applicant"]));
   route("/permit/:id/completion", guarded(completionScreen, ["applicant"]));
   route("/permit/:id/final-report", guarded(finalReportScreen, ["applicant"]));
   route("/permit/:id/requests", guarded(requestsScreen, ["applicant"]));
   route("/permit/:id/costs/:cid", guarded(costNoticeScreen, ["applicant"]));
-  route("/apply", guarded(applicationScreen, ["applicant"]));
-  route("/apply/:id", guarded(applicationScreen, ["applicant"]));
+  route("/apply", guarded(located(applicationScreen), ["applicant"]));
+  route("/apply/:id", guarded(located(applicationScreen), ["applicant"]));
   route("/review", guarded(reviewScreen, ["supervisor"]));
   route("/review/:id", guarded(reviewDetailScreen, ["supervisor"]));
   route("/applications", guarded(applicationsScreen, ["supervisor"]));
   route("/application/:id", guarded(applicationDetailScreen, ["supervisor"]));
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
   route("/site/:id/parties", guarded(partiesScreen, ["supervisor"]));
-  route("/cases/new", guarded(newCaseScreen, ["supervisor"]));
+  route("/cases/new", guarded(located(newCaseScreen), ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
+  route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
   route("/account", guarded(accountScreen));
   fallback(async (main) => mount(main, h("h1", "Not found"), h("p", h("a", { href: "#/" }, "Go to the start"))));
 }
 
-  route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));
 async function requestPersistence() {
   if (!navigator.storage || !navigator.storage.persist) {
     await meta.set("storage_persisted", null);
@@ -116,7 +121,6 @@ async function main() {
   onSessionChange(() => { renderNav(); refreshCounts(); });
   registerServiceWorker().catch((err) => console.warn("service worker not registered", err));
   requestPersistence().catch(() => setStorageNote(""));
-  startWatching();
   syncTriggers();
   await refreshCounts();
   if (!location.hash) location.replace("#" + homePath());

@@ -1,5 +1,9 @@
 // Location: a watchPosition that keeps the recent fixes, so a photo is stamped with the best one
 // (smallest accuracy radius) of the last two minutes rather than whatever arrives next.
+//
+// The watch starts when a screen about a site opens (a site, an inspection, a sample, an application),
+// not when the app loads: the browser asks the user then, when the question makes sense. The lists
+// that order sites by distance use it where it was allowed before, and otherwise offer a button.
 const KEEP_MS = 2 * 60 * 1000;
 let fixes = [];
 let watchId = null;
@@ -22,6 +26,19 @@ export function startWatching() {
     { enableHighAccuracy: true, maximumAge: 10000, timeout: 30000 },
   );
 }
+
+// Starts the watch only where the user has allowed it already: no question is asked.
+export async function startWatchingIfAllowed() {
+  if (watchId !== null || !navigator.permissions) return;
+  try {
+    const status = await navigator.permissions.query({ name: "geolocation" });
+    if (status.state === "granted") startWatching();
+  } catch {
+    // no permission state to read: the watch starts when a site opens
+  }
+}
+
+export const watching = () => watchId !== null;
 
 function prune() {
   const cutoff = Date.now() - KEEP_MS;

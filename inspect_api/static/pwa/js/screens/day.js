@@ -4,7 +4,7 @@
 import { h, mount } from "../dom.js";
 import { meta } from "../db.js";
 import * as store from "../store.js";
-import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
+import { bestFix, distanceM, fmtDistance, onFix, locationProblem, startWatching, startWatchingIfAllowed, watching } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { siteLocation } from "../ui/location.js";
 import { dayList, due, isMissed, isOverdue, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
@@ -66,7 +66,10 @@ export async function dayScreen(main) {
     const now = Date.now();
     const here = bestFix();
     const s = settingsOf(state.settings);
-    fixNote.textContent = here ? `Sites at the same due time are nearest first (±${Math.round(here.accuracy_m)} m).`
+    if (!here && !watching()) {
+      mount(fixNote, "Distances show once location is on. ",
+        h("button.small", { type: "button", onclick: () => { startWatching(); draw(); } }, "Use my location"));
+    } else fixNote.textContent = here ? `Sites at the same due time are nearest first (±${Math.round(here.accuracy_m)} m).`
       : locationProblem() || "Waiting for a location fix to order sites by distance.";
     const distanceOf = (id) => distanceM(here, siteLocation(state.permits.get(id) || {}));
     // Overdue (and missed: no longer listed) is judged again now, not when the records were loaded: the
@@ -90,6 +93,7 @@ export async function dayScreen(main) {
   mount(main, h("h1", "My day"), fixNote, list);
   await load();
   const stopFix = onFix(() => draw());
+  startWatchingIfAllowed().then(() => draw());
   const stopSync = onSynced(load);
   const timer = setInterval(draw, 60 * 1000);
   return () => { stopFix(); stopSync(); clearInterval(timer); };

@@ -2,7 +2,7 @@
 // and the distance from where the device is now.
 import { h, mount, label } from "../dom.js";
 import * as store from "../store.js";
-import { bestFix, distanceM, fmtDistance, onFix, locationProblem } from "../geo.js";
+import { bestFix, distanceM, fmtDistance, onFix, locationProblem, startWatching, startWatchingIfAllowed, watching } from "../geo.js";
 import { onPulled, onSynced, onSyncState } from "../sync.js";
 import { statusChip } from "../ui/status.js";
 import { siteLocation } from "../ui/location.js";
@@ -66,7 +66,10 @@ export async function sitesScreen(main) {
 
   function draw() {
     const here = bestFix();
-    fixNote.textContent = here ? `Distances from your position (±${Math.round(here.accuracy_m)} m).`
+    if (!here && !watching()) {
+      mount(fixNote, "Distances show once location is on. ",
+        h("button.small", { type: "button", onclick: () => { startWatching(); draw(); } }, "Use my location"));
+    } else fixNote.textContent = here ? `Distances from your position (±${Math.round(here.accuracy_m)} m).`
       : locationProblem() || "Waiting for a location fix to show distances.";
     const q = search.value.trim();
     // Distance and address once per permit, then one sort: a county's 10,000 permits sorted with a
@@ -93,6 +96,7 @@ export async function sitesScreen(main) {
   const stopState = onSyncState((s) => { syncNote.hidden = !(s.running && s.firstSync); });
   await load();
   const stopFix = onFix(() => draw());
+  startWatchingIfAllowed().then(() => draw());
   const stopSync = onSynced(load);
   const stopPulled = onPulled(reloadWhilePulling);
   return () => { stopFix(); stopSync(); stopPulled(); stopState(); };
