@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import flask_smorest
 from flask import Flask, current_app, request
+from marshmallow.utils import missing
 from webargs.flaskparser import FlaskParser
 
 from .errors import ApiError, NotFound, UnsupportedMediaType, ValidationFailed
@@ -27,6 +28,15 @@ def settle_patch_body(schema_type: type, settle: Callable[[Any, Any], Any]) -> N
 
 
 class _Parser(FlaskParser):
+    def load_json(self, req, schema):
+        data = super().load_json(req, schema)
+        # The document marks every PATCH body required: a PATCH that sends nothing changes nothing,
+        # and answering 200 would tell the client its edit was saved.
+        if data is missing and req.method == "PATCH":
+            raise ValidationFailed("A PATCH needs a JSON body: the fields to change.",
+                                   errors={"json": ["Send the fields to change as a JSON object."]})
+        return data
+
     def pre_load(self, location_data, *, schema, req, location):
         settle = _PATCH_SETTLERS.get(type(schema)) if location == "json" and req.method == "PATCH" else None
         return settle(schema, location_data) if settle is not None else location_data

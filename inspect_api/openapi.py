@@ -286,11 +286,31 @@ def component_name(schema) -> str:
     return (name[:-6] or name) if name.endswith("Schema") else name
 
 
+# A string without NUL: every JSON body and query value with one is refused (http.register_http_policies).
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+def text_without_nul(self, field, ret: dict, **kwargs: Any) -> dict:
+    """An apispec attribute function: a string that says nothing else of its characters (no pattern,
+    enum or format, each of which already excludes NUL) is published with NO_NUL_PATTERN, so the
+    document refuses what the server refuses."""
+    types = ret.get("type")
+    if "string" in (types if isinstance(types, list) else [types]) and not {"pattern", "enum", "format"} & set(ret):
+        return {"pattern": NO_NUL_PATTERN}
+    return {}
+
+
+class _MarshmallowPlugin(MarshmallowPlugin):
+    def init_spec(self, spec) -> None:
+        super().init_spec(spec)
+        self.converter.add_attribute_function(text_without_nul)
+
+
 def spec_kwargs() -> dict[str, Any]:
     """The apispec plugins of one app's document (fresh for each app: plugins hold their spec)."""
     flask_plugin = FlaskPlugin()
     flask_plugin.register_converter(RecordIdConverter,
                                     lambda _: {"type": "string", "pattern": RecordIdConverter.PATTERN})
     return {"flask_plugin": flask_plugin,
-            "marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=component_name),
+            "marshmallow_plugin": _MarshmallowPlugin(schema_name_resolver=component_name),
             "extra_plugins": [OperationIds()]}

@@ -7,6 +7,7 @@ they were made against (`If-Match: <version>` or `"version"` in the body); a sta
 """
 from __future__ import annotations
 
+import re
 import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
@@ -18,6 +19,7 @@ from werkzeug.routing import BaseConverter
 
 from .errors import Conflict, PreconditionRequired, ValidationFailed, VersionConflict
 from .extensions import db
+from .schemas import ErrorSchema
 
 
 class RecordIdConverter(BaseConverter):
@@ -37,21 +39,44 @@ def valid_uuid(value: Any, field: str = "id") -> str:
         raise ValidationFailed(errors={field: ["Must be a UUID."]}) from None
 
 
+# `3`, `"3"`, the record's weak ETag `W/"3"`, or `*` (RFC 9110 13.1.1: whatever version is current)
+IF_MATCH_PATTERN = r'^(?:\*|(?:W/)?"?[0-9]{1,18}"?)$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+
+
+def if_match_parameter(*, body: bool = True) -> dict[str, Any]:
+    """The If-Match header as the document publishes it, for an operation that reads expected_version()."""
+    either = " Send it or `version` in the body." if body else ""
+    return {"in": "header", "name": "If-Match", "required": False,
+            "schema": {"type": "string", "pattern": IF_MATCH_PATTERN, "maxLength": 24},
+            "description": "The version you edited: `3`, `\"3\"` or the record's ETag `W/\"3\"`; `*` for "
+                           "whatever version is current." + either}
+
+
+def versioned(blp, *, required: bool = True, body: bool = True):
+    """Publish what expected_version() enforces on an operation: the If-Match header, and when the
+    version is required, the 428 answered without it (and without `version` in the body)."""
+    def decorate(func):
+        func = blp.doc(parameters=[if_match_parameter(body=body)])(func)
+        if required:
+            what = "If-Match or `version` in the body" if body else "If-Match"
+            func = blp.alt_response(428, schema=ErrorSchema,
+                                    description=f"precondition_required: send {what}, the version you edited")(func)
+        return func
+    return decorate
+
+
 def expected_version(body: dict[str, Any] | None = None, *, required: bool = True) -> int | None:
     """The version the client edited: the If-Match header (`3` or `"3"`) or `version` in the body."""
     raw = request.headers.get("If-Match") if has_request_context() else None
     if raw:
         raw = raw.strip()
+        if not _IF_MATCH.fullmatch(raw):
+            raise ValidationFailed("If-Match must be the record's integer version.",
+                                   errors={"If-Match": ["Not an integer version."]})
         if raw == "*":  # RFC 9110 13.1.1: any current version will do; the record exists, so go ahead
             return None
-        if raw.startswith("W/"):
-            raw = raw[2:]
-        raw = raw.strip('"')
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValidationFailed("If-Match must be the record's integer version.",
-                                   errors={"If-Match": ["Not an integer version."]}) from None
+        return int(raw.removeprefix("W/").strip('"'))
     if body and body.get("version") is not None:
         return int(body["version"])
     if required:

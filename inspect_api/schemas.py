@@ -1,5 +1,5 @@
-"""Schema pieces every record kind shares: record fields, the one Money field, the one GPS fix, the one
-e-mail address field."""
+"""Schema pieces every record kind shares: strict JSON booleans and integers, record fields, the one Money
+field, the one GPS fix, the one e-mail address field."""
 from __future__ import annotations
 
 import re
@@ -13,6 +13,27 @@ MONEY_MAX = Decimal("999999999999.99")  # Numeric(14, 2) in every table that hol
 # What a request may send as text: plain digits with an optional point and up to two decimals. Checked
 # before Decimal() so "1_000", "1e3", "NaN" or "Infinity" never reach it.
 _MONEY_TEXT = re.compile(r"[+-]?\d+(?:\.\d+)?")
+
+
+class Boolean(fields.Boolean):
+    """A JSON boolean in a request body: `true` or `false`, never `0`, `1`, `"true"` or `"yes"`, so the
+    server takes exactly what the document's `type: boolean` allows. (Query strings keep marshmallow's
+    Boolean: there every value is text.)"""
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        # Not truthy={True}: 1 == True and 0 == False, so a set of them still lets 0 and 1 through.
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class Integer(fields.Integer):
+    """A JSON integer in a request body: `3`, never `3.0`, `3.5` (which marshmallow would truncate) or `"3"`,
+    as the document's `type: integer` says. (Query strings keep marshmallow's Integer.)"""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs["strict"] = True
+        super().__init__(**kwargs)
 
 
 def _whole_upto(high: str, *, positive: bool) -> list[str]:
@@ -56,7 +77,8 @@ class Money(fields.Field):
     """US dollars and cents, the one money type of the API.
 
     Out: a string with exactly two decimals ("25000.00"), never a float, so no client loses a cent to
-    binary rounding. In: that string, or fewer decimals ("25000", "25000.5"), or a JSON number. More
+    binary rounding. In: that string, or fewer decimals ("25000", "25000.5"), or a JSON number; the
+    document declares `type: [string, number]` (README "Strict input"). More
     than two decimals is refused (422), never rounded; so are exponents, NaN, Infinity and anything
     beyond 12 integer digits, which the database could not hold (Numeric(14, 2)).
     """
@@ -68,11 +90,16 @@ class Money(fields.Field):
         self.minimum, self.maximum = Decimal(minimum), Decimal(maximum)
         if not (Decimal("0") <= self.minimum <= CENT and self.maximum <= MONEY_MAX):
             raise ValueError("Money bounds: minimum 0.00 or 0.01, maximum at most %s" % MONEY_MAX)
-        metadata = {"type": "string", "format": "decimal", "example": "1250.00",
+        # Both alternatives, as the server takes them: the pattern constrains the string, minimum and
+        # maximum the number (JSON Schema applies each keyword only to its own type).
+        metadata = {"type": ["string", "number"], "format": "decimal", "example": "1250.00",
                     "pattern": money_pattern(self.minimum, self.maximum),
+                    "minimum": float(self.minimum), "maximum": float(self.maximum),
                     "x-minimum": str(self.minimum), "x-maximum": str(self.maximum),
                     **kwargs.pop("metadata", {})}
-        metadata.setdefault("description", f"US dollars with two decimals, {self.minimum} to {self.maximum}.")
+        metadata.setdefault("description", f"US dollars, {self.minimum} to {self.maximum}: a string with two "
+                                           "decimals (\"1250.00\") or a JSON number with at most two (1250.5). "
+                                           "Answers are always the string.")
         super().__init__(metadata=metadata, **kwargs)
 
     def _serialize(self, value, attr, obj, **kwargs):
@@ -165,7 +192,7 @@ class ErrorSchema(Schema):
     class Meta:
         unknown = "raise"
 
-    code = fields.Integer(required=True, metadata={"description": "The HTTP status code"})
+    code = Integer(required=True, metadata={"description": "The HTTP status code"})
     status = fields.String(required=True, metadata={"description": "The HTTP reason phrase"})
     message = fields.String(required=True, metadata={"description": "What went wrong, for a person"})
     error = fields.String(required=True, metadata={"description": "A stable key for programs, e.g. "
@@ -179,7 +206,7 @@ class RecordFieldsSchema(Schema):
     device, when by the device clock and by the server clock, and its version."""
 
     id = fields.String(dump_only=True)
-    version = fields.Integer(dump_only=True)
+    version = Integer(dump_only=True)
     created_at = fields.AwareDateTime(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)
     created_by = fields.String(dump_only=True, allow_none=True)

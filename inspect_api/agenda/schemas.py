@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
+from ..schemas import Boolean
 from . import rules
 
 
@@ -18,4 +19,4 @@ class DeadlineSchema(Schema):
     record_type = fields.String()
     record_id = fields.String()
     summary = fields.String()
-    overdue = fields.Boolean()
+    overdue = Boolean()

@@ -1,9 +1,11 @@
 from marshmallow import Schema, fields, validate
 
-from ..schemas import EmailAddress
+from ..schemas import Boolean, EmailAddress
 from .models import ROLES
 
-PASSWORD_RULE = ("At least 12 characters and not a common or easily guessed password (NIST SP 800-63B); "
+PASSWORD_RULE = ("12 to 256 characters, and not a common or easily guessed password (NIST SP 800-63B): the "
+                 "zxcvbn estimator must score it 3 of 4 or more (about 10^8 guesses), counting the account's own "
+                 "e-mail and name as known words. A weak one is 422 validation_error on this field, saying why; "
                  "a few uncommon words together work well.")
 
 
@@ -12,7 +14,7 @@ class UserSchema(Schema):
     email = EmailAddress(required=True)
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     role = fields.String(dump_only=True)
-    active = fields.Boolean(dump_only=True)
+    active = Boolean(dump_only=True)
 
 
 class RegisterSchema(Schema):
@@ -39,7 +41,7 @@ class ConfirmPasswordSchema(Schema):
 class UpdateUserSchema(ConfirmPasswordSchema):
     name = fields.String(validate=validate.Length(min=1, max=200))
     role = fields.String(validate=validate.OneOf(ROLES))
-    active = fields.Boolean()
+    active = Boolean()
     password = fields.String(load_only=True, validate=validate.Length(min=12, max=256),
                              metadata={"description": PASSWORD_RULE})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import EditSchema, Money, RecordFieldsSchema
+from ..schemas import Boolean, EditSchema, Integer, Money, RecordFieldsSchema
 from .rules import FORMS, RELEASE_KINDS
 from ..paging import PageArgs
 
@@ -29,7 +29,7 @@ class BondUpdateSchema(EditSchema):
                          metadata={"description": "The bond split by permit phase; the shares add up to at most "
                                                   "the amount (replaces the whole list)"})
     notes = fields.String(validate=validate.Length(max=5000), allow_none=True)
-    version = fields.Integer()
+    version = Integer()
 
 
 class BondCreateSchema(BondUpdateSchema):
@@ -42,12 +42,12 @@ class BondCreateSchema(BondUpdateSchema):
 
 class BondPhaseShareSchema(Schema):
     phase_id = fields.String()
-    phase_number = fields.Integer(allow_none=True)
+    phase_number = Integer(allow_none=True)
     phase_name = fields.String(allow_none=True)
     amount = Money()
     completed_on = fields.Date(allow_none=True)
-    completed_in_compliance = fields.Boolean()
-    released = fields.Boolean()
+    completed_in_compliance = Boolean()
+    released = Boolean()
 
 
 class BondReleaseSchema(Schema):

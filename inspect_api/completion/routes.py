@@ -7,7 +7,7 @@ from flask.views import MethodView
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import certificates, services
 from .pdf import certificate_pdf
 from .routes_reports import blp as report_blp
@@ -54,6 +54,7 @@ class NoticeItem(MethodView):
     @blp.arguments(CompletionNoticeUpdateSchema)
     @blp.response(200, CompletionNoticeSchema)
     @blp.alt_response(409, description="`version_conflict` (current record in errors.current) or `record_locked`")
+    @versioned(blp)
     def patch(self, body, notice_id):
         """Correct a submitted or returned notice (If-Match or version); a returned one is submitted again"""
         notice = services.get_completion_notice(current_user, notice_id)

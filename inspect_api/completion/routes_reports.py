@@ -9,7 +9,7 @@ from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
 from .. import documents as files
 from ..errors import NotFound
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import documents, reports
 from .schemas import (CloseoutReviewSchema, FinalReportCreateSchema, FinalReportDocumentSchema,
                       FinalReportDocumentUploadQuerySchema, FinalReportPaperDocumentSchema, FinalReportQuerySchema,
@@ -53,6 +53,7 @@ class ReportItem(MethodView):
     @blp.arguments(FinalReportUpdateSchema)
     @blp.response(200, FinalReportSchema)
     @blp.alt_response(409, description="`version_conflict` or `record_locked` (submitted or accepted)")
+    @versioned(blp)
     def patch(self, body, report_id):
         """Edit a draft or returned final report (If-Match or version)"""
         report = reports.get_final_report(current_user, report_id)
@@ -63,6 +64,7 @@ class ReportItem(MethodView):
 @login_required
 @blp.response(200, FinalReportSchema)
 @blp.alt_response(422, description="Incomplete: `errors` lists what R-F2 still needs, by field")
+@versioned(blp, required=False, body=False)
 def submit_report(report_id):
     """Submit the final report for review; it must be complete (R-F2)"""
     report = reports.get_final_report(current_user, report_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from ..paging import PageArgs
-from ..schemas import EditSchema, RecordFieldsSchema
+from ..schemas import Boolean, EditSchema, Integer, RecordFieldsSchema
 from .rules import CONTROL_KINDS, DECISIONS, DOCUMENT_KINDS, NOTICE_STATUSES, REPORT_STATUSES
 
 _text = validate.Length(max=20_000)
@@ -39,7 +39,7 @@ class CompletionNoticeUpdateSchema(EditSchema):
                             metadata={"description": "Photos of the completed work (at least one); a photo not "
                                                      "uploaded yet is accepted and listed as pending"})
     completed_on = fields.Date(allow_none=True, metadata={"description": "When the work was completed"})
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)"})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)"})
 
 
 class CompletionNoticeCreateSchema(CompletionNoticeUpdateSchema):
@@ -75,9 +75,9 @@ class FinalReportStampSchema(Schema):
 
 
 class FinalReportCertificationSchema(Schema):
-    substantial_compliance = fields.Boolean(load_default=False)
-    permanent_erosion_controls = fields.Boolean(load_default=False)
-    stormwater_facilities = fields.Boolean(load_default=False)
+    substantial_compliance = Boolean(load_default=False)
+    permanent_erosion_controls = Boolean(load_default=False)
+    stormwater_facilities = Boolean(load_default=False)
     statement = fields.String(validate=_text, allow_none=True)
     certified_by = fields.String(validate=validate.Length(max=200), allow_none=True)
 
@@ -100,7 +100,7 @@ class FinalReportUpdateSchema(Schema):
                               metadata={"description": "MA professional land surveyor's stamp on the as-built plan"})
     pe_stamp = fields.Nested(FinalReportStampSchema, allow_none=True,
                              metadata={"description": "MA registered professional engineer's stamp"})
-    pe_applicable = fields.Boolean(metadata={"description": "false when no PE stamp applies to this project"})
+    pe_applicable = Boolean(metadata={"description": "false when no PE stamp applies to this project"})
     certification = fields.Nested(FinalReportCertificationSchema)
     discrepancies = fields.List(fields.Nested(FinalReportDiscrepancySchema), allow_none=True,
                                 validate=validate.Length(max=500),
@@ -110,7 +110,7 @@ class FinalReportUpdateSchema(Schema):
     om_statement = fields.String(validate=_text, allow_none=True,
                                  metadata={"description": "How the system was operated and maintained "
                                                           "per the O&M plan"})
-    version = fields.Integer()
+    version = Integer()
 
 
 class FinalReportCreateSchema(FinalReportUpdateSchema):
@@ -125,10 +125,10 @@ class FinalReportDocumentSchema(Schema):
     filename = fields.String(metadata={"description": "The file's name, or the name a paper was recorded by"})
     content_type = fields.String(allow_none=True, metadata={"description": "null: delivered on paper"})
     sha256 = fields.String(allow_none=True)
-    bytes = fields.Integer(allow_none=True)
+    bytes = Integer(allow_none=True)
     uploaded_at = fields.DateTime()
     uploaded_by = fields.String(allow_none=True)
-    on_paper = fields.Boolean(metadata={"description": "Delivered to the Town on paper and recorded by name "
+    on_paper = Boolean(metadata={"description": "Delivered to the Town on paper and recorded by name "
                                                        "(no file); it counts as on file (R-F2)"})
     url = fields.String(allow_none=True, metadata={"description": "Where the file's bytes are read; null on paper"})
 
@@ -136,7 +136,7 @@ class FinalReportDocumentSchema(Schema):
 class FinalReportSchema(_CloseoutRecordOut):
     pls_stamp = fields.Nested(FinalReportStampSchema, allow_none=True)
     pe_stamp = fields.Nested(FinalReportStampSchema, allow_none=True)
-    pe_applicable = fields.Boolean()
+    pe_applicable = Boolean()
     certification = fields.Nested(FinalReportCertificationSchema)
     discrepancies = fields.List(fields.Nested(FinalReportDiscrepancySchema), allow_none=True)
     controls = fields.List(fields.Nested(FinalReportControlSchema))
@@ -144,8 +144,8 @@ class FinalReportSchema(_CloseoutRecordOut):
     documents = fields.List(fields.Nested(FinalReportDocumentSchema))
     work_completed_on = fields.Date(allow_none=True)
     due_on = fields.Date(allow_none=True, metadata={"description": "Completion of work + 2 years (29 Feb -> 28 Feb)"})
-    overdue = fields.Boolean(metadata={"description": "Due date passed and not submitted"})
-    submitted_late = fields.Boolean()
+    overdue = Boolean(metadata={"description": "Due date passed and not submitted"})
+    submitted_late = Boolean()
     missing = fields.Dict(metadata={"description": "What still stands in the way of submitting, by field"})
 
 

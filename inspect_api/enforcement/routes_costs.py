@@ -8,7 +8,7 @@ from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
 from ..database import writes
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import costs
 from .schemas import (CostPaymentSchema, CostProtestSchema, CostRecoveryCreateSchema, CostRecoveryListArgs,
                       CostRecoverySchema, CostRecoveryUpdateSchema, CostStatementArgs, CostStatementSchema,
@@ -51,6 +51,7 @@ class CostRecoveryItem(MethodView):
     @blp.arguments(CostRecoveryUpdateSchema)
     @blp.response(200, CostRecoverySchema)
     @blp.alt_response(409, description="`version_conflict` or `notice_already_sent` (costs are fixed once notified)")
+    @versioned(blp)
     def patch(self, body, record_id):
         """Record the notice (sent, received), a final court decision, notes; costs until notified (supervisor)"""
         record = costs.get_cost_recovery(current_user, record_id)

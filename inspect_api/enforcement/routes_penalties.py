@@ -7,7 +7,7 @@ from flask.views import MethodView
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from .. import paging
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import penalties
 from .schemas_penalties import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
                               FineScheduleSchema, PenaltyExposureArgs, PenaltyExposureSchema, ViolationCreateSchema,
@@ -49,6 +49,7 @@ class ViolationItem(MethodView):
     @blp.arguments(ViolationUpdateSchema)
     @blp.response(200, ViolationSchema)
     @blp.alt_response(409, description="`version_conflict`")
+    @versioned(blp)
     def patch(self, body, violation_id):
         """Extend or end the days, add evidence, note a referral for injunctive relief or a court case (supervisor)"""
         record = penalties.get_violation(current_user, violation_id)
@@ -112,6 +113,7 @@ class CitationItem(MethodView):
     @roles_required("supervisor")
     @blp.arguments(CitationUpdateSchema)
     @blp.response(200, CitationSchema)
+    @versioned(blp)
     def patch(self, body, citation_id):
         """Record delivery (starting the 21 days), notes or a court case note (supervisor)"""
         record = penalties.get_citation(current_user, citation_id)

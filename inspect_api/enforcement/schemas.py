@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from ..paging import PageArgs
 from .. import clock
-from ..schemas import EditSchema, Money, RecordFieldsSchema
+from ..schemas import Boolean, EditSchema, Integer, Money, RecordFieldsSchema
 from . import rules
 
 NOTE = validate.Length(max=8000)
@@ -71,7 +71,7 @@ class OrderCreateSchema(Schema):
 
 
 class OrderUpdateSchema(EditSchema):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
     kinds = _kinds
     requirements = fields.List(fields.Nested(OrderRequirementSchema), validate=validate.Length(min=1, max=50))
     finding_ids = fields.List(fields.UUID(), validate=validate.Length(max=200))
@@ -132,7 +132,7 @@ class OrderListArgs(PageArgs):
 class OrderStatusSchema(Schema):
     to = fields.String(required=True, validate=validate.OneOf(rules.ORDER_STATUSES))
     note = fields.String(allow_none=True, validate=NOTE)
-    version = fields.Integer()
+    version = Integer()
 
 
 ORDER_RESPONSE_MAX_CHARS = 4000  # one written answer; the number per order is ORDER_RESPONSES_MAX
@@ -167,7 +167,7 @@ class CostRecoveryCreateSchema(Schema):
 
 
 class CostRecoveryUpdateSchema(Schema):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
     description = fields.String(allow_none=True, validate=NOTE)
     abatement_completed_on = fields.Date()
     items = fields.List(fields.Nested(CostItemSchema), validate=validate.Length(min=1, max=200))
@@ -200,7 +200,7 @@ class CostRecipientSchema(Schema):
     method = fields.String(allow_none=True)
     sent_on = fields.Date(allow_none=True)
     received_on = fields.Date(allow_none=True)
-    notice_late = fields.Boolean(metadata={"description": "Sent after day 30 from the completed abatement"})
+    notice_late = Boolean(metadata={"description": "Sent after day 30 from the completed abatement"})
     protest_window_ends = fields.Date(allow_none=True, metadata={"description": "Received on + 30 days"})
     protest = fields.Dict(allow_none=True)
 
@@ -235,7 +235,7 @@ class LienCertificateSchema(Schema):
     produced_on = fields.Date()
     produced_at = fields.DateTime()
     produced_by = fields.String(allow_none=True)
-    superseded = fields.Boolean(metadata={"description": "The lien date has moved since it was produced"})
+    superseded = Boolean(metadata={"description": "The lien date has moved since it was produced"})
     superseded_at = fields.DateTime(allow_none=True)
     pdf_url = fields.String()
 
@@ -251,7 +251,7 @@ class CostRecoverySchema(RecordFieldsSchema):
     notice_due_by = fields.Date()
     recipients = fields.List(fields.Nested(CostRecipientSchema))
     notice_sent_on = fields.Date(allow_none=True, metadata={"description": "The first notice sent"})
-    notice_late = fields.Boolean()
+    notice_late = Boolean()
     protest_window_ends = fields.Date(allow_none=True, metadata={"description": "The last recipient's (the lien follows it: R-O3)"})
     decision = fields.Dict(allow_none=True)
     court_decision_on = fields.Date(allow_none=True)
@@ -282,7 +282,7 @@ class CostStatementSchema(Schema):
     interest_from = fields.Date(allow_none=True, metadata={"description": "First day of interest: day 31."})
     total_due = Money()
     notice_due_by = fields.Date()
-    notice_late = fields.Boolean()
+    notice_late = Boolean()
     protest_window_ends = fields.Date(allow_none=True)
     lien_on = fields.Date(allow_none=True)
     lien_amount = Money(allow_none=True)

@@ -5,7 +5,7 @@ from marshmallow import Schema, fields, validate
 
 from ..paging import PageArgs
 from . import rules
-from ..schemas import RecordFieldsSchema
+from ..schemas import Integer, RecordFieldsSchema
 from ..schemas import Money
 from .schemas import NOTE, SHORT_TEXT
 
@@ -32,7 +32,7 @@ class ViolationCreateSchema(Schema):
 
 
 class ViolationUpdateSchema(Schema):
-    version = fields.Integer()
+    version = Integer()
     description = fields.String(allow_none=True, validate=NOTE)
     first_observed_on = fields.Date()
     last_observed_on = fields.Date(allow_none=True)
@@ -71,12 +71,12 @@ class PenaltyExposureViolationSchema(Schema):
     id = fields.String()
     provision_kind = fields.String()
     condition_id = fields.String(allow_none=True)
-    condition_number = fields.Integer(allow_none=True)
+    condition_number = Integer(allow_none=True)
     provision = fields.String(allow_none=True)
     first_observed_on = fields.Date()
     last_observed_on = fields.Date(allow_none=True)
-    days = fields.Integer()
-    offenses = fields.Integer()
+    days = Integer()
+    offenses = Integer()
     max_penalty_usd = Money()
 
 
@@ -84,7 +84,7 @@ class PenaltyExposureSchema(Schema):
     permit_id = fields.String()
     through = fields.Date()
     violations = fields.List(fields.Nested(PenaltyExposureViolationSchema))
-    offense_count = fields.Integer()
+    offense_count = Integer()
     penalty_per_offense_usd = Money()
     max_penalty_usd = Money()
     note = fields.String()
@@ -111,7 +111,7 @@ class CitationCreateSchema(Schema):
 
 
 class CitationUpdateSchema(Schema):
-    version = fields.Integer()
+    version = Integer()
     delivery = fields.Nested(CitationDeliverySchema, allow_none=True)
     notes = fields.String(allow_none=True, validate=NOTE)
     court_case_note = fields.String(allow_none=True, validate=NOTE)
@@ -125,7 +125,7 @@ class CitationSchema(RecordFieldsSchema):
                                metadata={"type": "object"})
     offense_on = fields.Date()
     bylaw_section = fields.String()
-    offense_number = fields.Integer(metadata={"description": "Within 12 months, same violator and provision."})
+    offense_number = Integer(metadata={"description": "Within 12 months, same violator and provision."})
     fine_usd = Money(attribute="fine_amount", metadata={"description": "From the town's fine schedule."})
     delivery = fields.Function(lambda c: {"method": c.delivery_method, "delivered_on": c.delivered_on.isoformat()}
                                if c.delivery_method else None, metadata={"type": ["object", "null"]})
@@ -148,5 +148,5 @@ class FineScheduleSchema(Schema):
     second_offense = Money(required=True, minimum="0.01", maximum="300.00")
     third_and_subsequent = Money(required=True, minimum="0.01", maximum="300.00",
                                  metadata={"description": "MGL c.40 §21D caps each fine at $300."})
-    version = fields.Integer(dump_only=True)
+    version = Integer(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)

@@ -6,7 +6,7 @@ from flask_jwt_extended import current_user
 from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from .. import paging
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import services
 from .schemas import (EntryAuthorizationCreateSchema, EntryAuthorizationQuerySchema, EntryAuthorizationSchema,
                       EntryAuthorizationUpdateSchema, EntryRevokeSchema)
@@ -50,6 +50,7 @@ class EntryAuthorizationItem(MethodView):
     @blp.arguments(EntryAuthorizationUpdateSchema)
     @blp.response(200, EntryAuthorizationSchema)
     @blp.alt_response(409, description="Stale version, revoked, or the change would strand records made under it")
+    @versioned(blp)
     def patch(self, body, record_id):
         """Correct a site-entry authorization (If-Match or version required)"""
         record = services.get_entry_authorization(current_user, record_id)
@@ -62,6 +63,7 @@ class EntryAuthorizationRevoke(MethodView):
     @blp.arguments(EntryRevokeSchema)
     @blp.response(200, EntryAuthorizationSchema)
     @blp.alt_response(409, description="Already revoked, or revocation time earlier than records made under it")
+    @versioned(blp, required=False)
     def post(self, body, record_id):
         """Revoke: the authorization covers nothing from revoked_at on; earlier records stay valid (R-E3)"""
         record = services.get_entry_authorization(current_user, record_id)

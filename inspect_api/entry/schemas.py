@@ -5,7 +5,7 @@ from datetime import timezone
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import EditSchema
+from ..schemas import EditSchema, Integer
 from ..paging import PageArgs
 from .rules import ACTIVITIES, BASES
 
@@ -25,7 +25,7 @@ class FieldRecordSchema(Schema):
     """What every offline-creatable record answers with (API.md: version, created_at, updated_at, created_by)."""
 
     id = fields.String(dump_only=True)
-    version = fields.Integer(dump_only=True)
+    version = Integer(dump_only=True)
     created_at = UTCInstant(dump_only=True)
     updated_at = UTCInstant(dump_only=True)
     created_by = fields.String(dump_only=True, allow_none=True)
@@ -66,7 +66,7 @@ class EntryAuthorizationCreateSchema(Schema):
 
 
 class EntryAuthorizationUpdateSchema(EditSchema):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
     basis = fields.String(validate=validate.OneOf(BASES))
     granted_by_name = fields.String(validate=_text)
     granted_by_relation = fields.String(validate=_text)
@@ -80,7 +80,7 @@ class EntryAuthorizationUpdateSchema(EditSchema):
 
 
 class EntryRevokeSchema(Schema):
-    version = fields.Integer()
+    version = Integer()
     revoked_at = fields.AwareDateTime(metadata={"description": "When the grantor withdrew; default now."})
     reason = fields.String(allow_none=True, validate=validate.Length(max=4000))
 

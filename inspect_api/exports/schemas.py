@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import Integer
 from .rules import PERMIT_LAYERS
 
 
@@ -32,39 +33,39 @@ class Ms4QuerySchema(Schema):
 
 
 class SitePlanReviewCountsSchema(Schema):
-    received = fields.Integer(metadata={"description": "Applications submitted in the range"})
-    received_by_level = fields.Dict(keys=fields.String(), values=fields.Integer())
-    decided = fields.Integer(metadata={"description": "Approvals, issues and denials in the range"})
-    decided_by_outcome = fields.Dict(keys=fields.String(), values=fields.Integer())
+    received = Integer(metadata={"description": "Applications submitted in the range"})
+    received_by_level = fields.Dict(keys=fields.String(), values=Integer())
+    decided = Integer(metadata={"description": "Approvals, issues and denials in the range"})
+    decided_by_outcome = fields.Dict(keys=fields.String(), values=Integer())
 
 
 class InspectionCountsSchema(Schema):
-    total = fields.Integer(metadata={"description": "Recorded inspections (submitted, approved or returned; no "
+    total = Integer(metadata={"description": "Recorded inspections (submitted, approved or returned; no "
                                                     "drafts) started in the range"})
-    by_kind = fields.Dict(keys=fields.String(), values=fields.Integer())
+    by_kind = fields.Dict(keys=fields.String(), values=Integer())
 
 
 class EnforcementCountsSchema(Schema):
-    total = fields.Integer(metadata={"description": "Orders plus citations"})
-    orders = fields.Integer()
-    orders_by_kind = fields.Dict(keys=fields.String(), values=fields.Integer(),
+    total = Integer(metadata={"description": "Orders plus citations"})
+    orders = Integer()
+    orders_by_kind = fields.Dict(keys=fields.String(), values=Integer(),
                                  metadata={"description": "An order of several kinds counts under each"})
-    citations = fields.Integer()
+    citations = Integer()
 
 
 class FindingCountsSchema(Schema):
-    opened = fields.Integer()
-    closed = fields.Integer()
+    opened = Integer()
+    closed = Integer()
 
 
 class InspectionProgramCountSchema(Schema):
     kind = fields.String()
     month = fields.String(metadata={"description": "YYYY-MM of the day the inspection fell due (Town time)"})
-    due = fields.Integer()
-    on_time = fields.Integer()
-    late = fields.Integer()
-    not_done = fields.Integer(metadata={"description": "Past due and not done"})
-    missed = fields.Integer(metadata={"description": "Of those not done, the ones that can no longer be done: a "
+    due = Integer()
+    on_time = Integer()
+    late = Integer()
+    not_done = Integer(metadata={"description": "Past due and not done"})
+    missed = Integer(metadata={"description": "Of those not done, the ones that can no longer be done: a "
                                                      "pre-construction inspection once work has commenced, a "
                                                      "construction-phase one once work is complete"})
 
@@ -77,5 +78,5 @@ class Ms4ReportSchema(Schema):
     inspections = fields.Nested(InspectionCountsSchema)
     enforcement_actions = fields.Nested(EnforcementCountsSchema)
     findings = fields.Nested(FindingCountsSchema)
-    certificates_of_completion = fields.Integer()
+    certificates_of_completion = Integer()
     inspection_program = fields.List(fields.Nested(InspectionProgramCountSchema))

@@ -6,7 +6,7 @@ from flask_jwt_extended import current_user
 from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from .. import paging
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import services
 from .schemas import (FindingCreateSchema, FindingQuerySchema, FindingSchema, FindingUpdateSchema,
                       InspectionCreateSchema, InspectionQuerySchema, InspectionSchema, InspectionUpdateSchema,
@@ -54,6 +54,7 @@ class InspectionItem(MethodView):
     @blp.arguments(InspectionUpdateSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="version_conflict, record_locked (submitted or approved), entry_not_authorized")
+    @versioned(blp)
     def patch(self, body, record_id):
         """Edit a draft or returned inspection (If-Match or version required)"""
         record = services.get_inspection(current_user, record_id)
@@ -61,7 +62,7 @@ class InspectionItem(MethodView):
 
     @roles_required(*STAFF)
     @blp.response(204)
-    @blp.alt_response(428, description="If-Match missing")
+    @versioned(blp, body=False)
     def delete(self, record_id):
         """Delete a draft inspection (If-Match required); devices receive a tombstone"""
         record = services.get_inspection(current_user, record_id)
@@ -74,6 +75,7 @@ class InspectionSubmit(MethodView):
     @blp.arguments(InspectionSubmitSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="record_locked (approved) or invalid_transition (already submitted)")
+    @versioned(blp, required=False)
     def post(self, body, record_id):
         """Submit for review; each deficient item becomes exactly one finding (R-I3, R-I4)"""
         record = services.get_inspection(current_user, record_id)
@@ -86,6 +88,7 @@ class InspectionReview(MethodView):
     @blp.arguments(InspectionReviewSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="Not submitted, or already approved (record_locked)")
+    @versioned(blp, required=False)
     def post(self, body, record_id):
         """Approve, or return with comments (supervisor, R-I5); approval closes verified findings"""
         record = services.get_inspection(current_user, record_id)
@@ -123,6 +126,7 @@ class FindingItem(MethodView):
     @roles_required("supervisor")
     @findings_blp.arguments(FindingUpdateSchema)
     @findings_blp.response(200, FindingSchema)
+    @versioned(findings_blp)
     def patch(self, body, record_id):
         """Adjust severity, required action or due date (with a reason) (supervisor)"""
         record = services.get_finding(current_user, record_id)

@@ -5,7 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import EditSchema, GpsFixSchema
+from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer
 from ..paging import PageArgs
 from ..entry.schemas import FieldRecordSchema, UTCInstant
 from .models import FINDING_KINDS, INSPECTION_KINDS, INSPECTION_STATUSES, SEVERITIES
@@ -28,7 +28,7 @@ class ChecklistAnswerSchema(Schema):
     note = fields.String(allow_none=True, validate=validate.Length(max=4000))
     photo_ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=100),
                             metadata={"description": "Photos may be uploaded after this record."})
-    needs_new_control = fields.Boolean(allow_none=True, metadata={
+    needs_new_control = Boolean(allow_none=True, metadata={
         "description": "For a deficient item: a new or replaced control is needed (7 days) rather than "
                        "maintenance (next business day); the template's default when absent."})
     severity = fields.String(allow_none=True, validate=validate.OneOf(SEVERITIES))
@@ -36,7 +36,7 @@ class ChecklistAnswerSchema(Schema):
 
 class ChecklistSchema(Schema):
     template = fields.String(required=True, validate=validate.Length(min=1, max=60))
-    template_version = fields.Integer(allow_none=True, validate=validate.Range(min=1), metadata={
+    template_version = Integer(allow_none=True, validate=validate.Range(min=1), metadata={
         "description": "The version answered; the current version when absent."})
     items = fields.List(fields.Nested(ChecklistAnswerSchema), load_default=list, validate=validate.Length(max=500))
 
@@ -52,7 +52,7 @@ class _InspectionFields(Schema):
     phase = fields.String(allow_none=True, validate=_short)
     unsafe_areas = fields.List(fields.String(validate=validate.Length(min=1, max=500)), validate=validate.Length(max=50))
     notes = fields.String(allow_none=True, validate=_long)
-    disturbance_observed = fields.Boolean(metadata={
+    disturbance_observed = Boolean(metadata={
         "description": "Land disturbance seen at the site (R-A6: raises work_without_approval before approval)."})
     checklist = fields.Nested(ChecklistSchema, allow_none=True)
     verifies_finding_ids = fields.List(fields.UUID(), validate=validate.Length(max=200), metadata={
@@ -72,7 +72,7 @@ class InspectionCreateSchema(_InspectionFields):
 
 
 class InspectionUpdateSchema(EditSchema, _InspectionFields):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
 
 
 class FindingSchema(FieldRecordSchema):
@@ -85,12 +85,12 @@ class FindingSchema(FieldRecordSchema):
     severity = fields.String(metadata={"enum": list(SEVERITIES)})
     description = fields.String()
     required_action = fields.String(allow_none=True)
-    needs_new_control = fields.Boolean()
+    needs_new_control = Boolean()
     observed_on = fields.Date()
     due_on = fields.Date()
     due_on_override_reason = fields.String(allow_none=True)
     status = fields.String(metadata={"enum": ["open", "closed"]})
-    overdue = fields.Boolean(metadata={"description": "Open and due before today (America/New_York)."})
+    overdue = Boolean(metadata={"description": "Open and due before today (America/New_York)."})
     verified_fixed_on = fields.Date(allow_none=True)
     verified_by_inspection_id = fields.String(allow_none=True)
     closed_at = UTCInstant(allow_none=True)
@@ -99,7 +99,7 @@ class FindingSchema(FieldRecordSchema):
 
 class ChecklistResponseSchema(Schema):
     template = fields.String()
-    template_version = fields.Integer()
+    template_version = Integer()
     items = fields.List(fields.Dict())
 
 
@@ -123,7 +123,7 @@ class InspectionSchema(FieldRecordSchema):
     phase = fields.String(allow_none=True)
     unsafe_areas = fields.List(fields.String())
     notes = fields.String(allow_none=True)
-    disturbance_observed = fields.Boolean()
+    disturbance_observed = Boolean()
     checklist = fields.Nested(ChecklistResponseSchema, allow_none=True)
     verifies_finding_ids = fields.List(fields.String())
     supersedes_id = fields.String(allow_none=True)
@@ -148,7 +148,7 @@ class InspectionQuerySchema(PageArgs):
 
 
 class InspectionSubmitSchema(Schema):
-    version = fields.Integer(metadata={"description": "The version acted on (or send If-Match); optional."})
+    version = Integer(metadata={"description": "The version acted on (or send If-Match); optional."})
 
 
 class InspectionReviewSchema(InspectionSubmitSchema):
@@ -165,14 +165,14 @@ class FindingCreateSchema(Schema):
     severity = fields.String(load_default="moderate", validate=validate.OneOf(SEVERITIES))
     description = fields.String(required=True, validate=validate.Length(min=1, max=8000))
     required_action = fields.String(allow_none=True, validate=_long)
-    needs_new_control = fields.Boolean(load_default=False)
+    needs_new_control = Boolean(load_default=False)
     observed_on = fields.Date(required=True)
     photo_ids = fields.List(fields.UUID(), load_default=list, validate=validate.Length(max=100))
     device_created_at = fields.AwareDateTime(allow_none=True)
 
 
 class FindingUpdateSchema(EditSchema):
-    version = fields.Integer()
+    version = Integer()
     severity = fields.String(validate=validate.OneOf(SEVERITIES))
     required_action = fields.String(allow_none=True, validate=_long)
     due_on = fields.Date(metadata={"description": "Override of the R-I4 due date; needs due_on_reason."})

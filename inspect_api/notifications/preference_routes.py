@@ -4,9 +4,10 @@ from __future__ import annotations
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
+from ..schemas import Boolean
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
-from . import preferences
+from . import catalogue, preferences
 
 blp = Blueprint("notification_preferences", __name__, url_prefix="/api/v1",
                 description="Which optional e-mail messages the signed-in user receives")
@@ -15,13 +16,13 @@ blp = Blueprint("notification_preferences", __name__, url_prefix="/api/v1",
 class PreferenceSchema(Schema):
     event = fields.String(required=True, metadata={"description": "e.g. inspection_approved, reminder_finding_due"})
     label = fields.String(required=True)
-    enabled = fields.Boolean(required=True)
+    enabled = Boolean(required=True)
 
 
 class AlwaysSentSchema(Schema):
     event = fields.String(required=True)
     label = fields.String(required=True)
-    required_by_bylaw = fields.Boolean(required=True, metadata={
+    required_by_bylaw = Boolean(required=True, metadata={
         "description": "true: a notice the bylaw requires; false: a security notice"})
 
 
@@ -33,8 +34,12 @@ class PreferencesSchema(Schema):
 
 
 class PreferenceChangeSchema(Schema):
-    event = fields.String(required=True, validate=validate.Length(min=1, max=60))
-    enabled = fields.Boolean(required=True)
+    # Every message name; which of them a user may switch off is their role's (422 otherwise).
+    event = fields.String(required=True, validate=validate.OneOf(sorted(catalogue.EVENTS),
+                                                                 error="Not a message you receive."), metadata={
+        "description": "One of `preferences` as GET lists them for you; a notice always sent, or one your role "
+                       "never receives, answers 422"})
+    enabled = Boolean(required=True)
 
 
 class PreferencesUpdateSchema(Schema):

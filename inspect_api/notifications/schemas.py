@@ -3,14 +3,16 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import Boolean, Integer
 from ..paging import PageArgs
+from .catalogue import EVENTS
 from .models import STATUSES
 
 
 class NotificationListArgs(PageArgs):
     record_id = fields.UUID(metadata={"description": "Messages about this record (an order, a cost recovery ...)"})
     permit_id = fields.UUID(metadata={"description": "Messages about any record of this permit or case"})
-    event = fields.String(validate=validate.Length(max=60), metadata={"description": "e.g. order_issued"})
+    event = fields.String(validate=validate.OneOf(sorted(EVENTS)), metadata={"description": "e.g. order_issued"})
     status = fields.String(validate=validate.OneOf(STATUSES))
 
 
@@ -26,7 +28,7 @@ class AttachmentSchema(Schema):
     name = fields.String(required=True)
     content_type = fields.String(required=True)
     sha256 = fields.String(required=True, metadata={"description": "SHA-256 of the bytes sent, hex"})
-    bytes = fields.Integer(required=True)
+    bytes = Integer(required=True)
 
 
 class NotificationSchema(Schema):
@@ -35,13 +37,13 @@ class NotificationSchema(Schema):
     record_type = fields.String(required=True)
     record_id = fields.UUID(required=True)
     permit_id = fields.UUID(allow_none=True)
-    required = fields.Boolean(required=True, metadata={"description": "A notice the bylaw requires: always sent"})
+    required = Boolean(required=True, metadata={"description": "A notice the bylaw requires: always sent"})
     recipient = fields.Nested(RecipientSchema, required=True)
     subject = fields.String(required=True)
     link = fields.String(allow_none=True)
     attachments = fields.List(fields.Nested(AttachmentSchema), required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
-    attempts = fields.Integer(required=True)
+    attempts = Integer(required=True)
     created_at = fields.DateTime(required=True)
     last_attempt_at = fields.DateTime(allow_none=True)
     next_attempt_at = fields.DateTime(allow_none=True, metadata={"description": "When a queued message is tried next"})

@@ -12,6 +12,31 @@ MAX_RINGS = 50
 MAX_POLYGONS = 50
 
 
+# What polygon_problem() accepts, as the document publishes it (JSON Schema 2020-12): a client generated
+# from it sends a shape the server can read. Closed and valid rings, the total of MAX_POSITIONS
+# positions and a non-zero area are said in the field's description, not in the schema. Each branch is
+# a whole object schema and null is its own branch: generators (openapi-python-client) make a model of
+# each and a union of them.
+_POSITION = {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "number"},
+             "prefixItems": [{"type": "number", "minimum": -180, "maximum": 180},
+                             {"type": "number", "minimum": -90, "maximum": 90}],
+             "description": "[longitude, latitude] or [longitude, latitude, altitude]"}
+_RINGS = {"type": "array", "minItems": 1, "maxItems": MAX_RINGS,
+          "items": {"type": "array", "minItems": 4, "maxItems": MAX_POSITIONS, "items": _POSITION}}
+
+
+def _geometry(kind: str, coordinates: dict) -> dict:
+    return {"title": kind, "type": "object", "required": ["type", "coordinates"], "additionalProperties": False,
+            "properties": {"type": {"type": "string", "enum": [kind]}, "coordinates": coordinates}}
+
+
+LIMIT_OF_WORK_SCHEMA = {"anyOf": [
+    _geometry("Polygon", _RINGS),
+    _geometry("MultiPolygon", {"type": "array", "minItems": 1, "maxItems": MAX_POLYGONS, "items": _RINGS}),
+    {"type": "null"},
+]}
+
+
 def _position_problem(pos: Any) -> str | None:
     if not isinstance(pos, (list, tuple)) or len(pos) not in (2, 3):
         return "Each position is [longitude, latitude] (optionally with altitude)."

@@ -11,7 +11,7 @@ from flask_jwt_extended import current_user
 from ..http import Blueprint
 from .. import paging
 from ..auth.permissions import login_required
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import rules, services, workflow
 from .routes_audit import audit_blp, docs_blp
 from .routes_cases import cases_blp
@@ -67,7 +67,7 @@ class PermitItem(MethodView):
     @blp.arguments(PermitUpdateSchema)
     @blp.response(200, PermitSchema)
     @blp.alt_response(409, description="version_conflict (current record in errors.current) or permit_locked")
-    @blp.alt_response(428, description="Send If-Match or version")
+    @versioned(blp)
     def patch(self, body, permit_id):
         """Edit an application (If-Match: version); inputs changed recompute the determination (R-A5)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)
@@ -87,6 +87,7 @@ class PermitTransitions(MethodView):
                                        "approval_lapsed, security_required: work may not commence yet")
     @blp.alt_response(422, description="before_approval (`errors.on`): work is not recorded as commenced on a "
                                        "day before the approval or permit (R-A6)")
+    @versioned(blp, required=False)
     def post(self, body, permit_id):
         """Move the permit along the status flow of R-C2 (submit, review, decide, commence, complete)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)

@@ -7,7 +7,7 @@ from flask_jwt_extended import current_user
 
 from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import cases, commencement, services, views
 from .schemas import (PartyInSchema, PartySchema, PartyUpdateSchema, PermitSchema, ProjectLinkSchema,
                       SecurityRequirementSchema)
@@ -38,6 +38,7 @@ class PartyItem(MethodView):
     @roles_required("supervisor")
     @cases_blp.arguments(PartyUpdateSchema)
     @cases_blp.response(200, PartySchema)
+    @versioned(cases_blp, required=False)
     def patch(self, body, permit_id, party_id):
         """Correct a party's name, mailing address or e-mail (supervisor; If-Match: version)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)

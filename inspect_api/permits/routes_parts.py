@@ -8,7 +8,7 @@ from flask_jwt_extended import current_user
 from ..http import Blueprint
 from ..auth.permissions import login_required, roles_required
 from .. import documents as files
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import exemptions, parts, services
 from .schemas import (AssignmentCreateSchema, AssignmentQuerySchema, PermitAssignmentSchema, ConditionCreateSchema,
                       PermitConditionSchema, ConditionUpdateSchema, PermitDocumentCreateSchema, PermitDocumentSchema,
@@ -55,6 +55,7 @@ class ExemptionItem(MethodView):
     @login_required
     @parts_blp.arguments(ExemptionUpdateSchema)
     @parts_blp.response(200, ExemptionSchema)
+    @versioned(parts_blp)
     def patch(self, body, permit_id, exemption_id):
         """Complete a claim's evidence before it is decided, e.g. attach the order of conditions (If-Match)"""
         permit = _permit(permit_id, lock=True)
@@ -102,6 +103,7 @@ class ConditionItem(MethodView):
     @roles_required("supervisor")
     @parts_blp.arguments(ConditionUpdateSchema)
     @parts_blp.response(200, PermitConditionSchema)
+    @versioned(parts_blp)
     def patch(self, body, permit_id, condition_id):
         """Reword a condition; its number stays (supervisor, If-Match)"""
         permit = _permit(permit_id, lock=True)
@@ -136,6 +138,7 @@ class PhaseItem(MethodView):
     @login_required
     @parts_blp.arguments(PhaseUpdateSchema)
     @parts_blp.response(200, PermitPhaseSchema)
+    @versioned(parts_blp)
     def patch(self, body, permit_id, phase_id):
         """Rename a phase or change its bond amount (If-Match)"""
         permit = _permit(permit_id, lock=True)

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
-from ..schemas import EditSchema, EmailAddress, Money
+from ..schemas import Boolean, EditSchema, EmailAddress, Integer, Money
 from ..paging import PageArgs
 from . import rules
-from .geo import polygon_problem
+from .geo import LIMIT_OF_WORK_SCHEMA, MAX_POSITIONS, polygon_problem
 from .models import PARTY_ROLES, STATUSES, REVIEW_LEVELS
 
 STATUS_LIST = validate.OneOf(STATUSES)
@@ -36,10 +36,12 @@ class SiteSchema(Schema):
     address = fields.String(required=True, validate=validate.Length(min=1, max=300))
     parcel_id = fields.String(allow_none=True, validate=validate.Length(max=60))
     location = fields.Nested(SiteLocationSchema, required=True)
-    limit_of_work = fields.Dict(allow_none=True, validate=_polygon,
-                                metadata={"description": "GeoJSON Polygon or MultiPolygon of the limit of work ([lon, lat] "
-                                                        "positions): only `type` and `coordinates`, closed rings, "
-                                                        "at most 5,000 positions"})
+    # Raw, not Dict: the published schema is LIMIT_OF_WORK_SCHEMA alone (polygon_problem refuses non-objects).
+    limit_of_work = fields.Raw(allow_none=True, validate=_polygon, metadata={
+        **LIMIT_OF_WORK_SCHEMA,
+        "description": "GeoJSON Polygon or MultiPolygon (RFC 7946) of the limit of work, [lon, lat] positions: "
+                       "only `type` and `coordinates`; every ring closed (last position equal to the first) and "
+                       f"valid, at most {MAX_POSITIONS:,} positions in all, a non-zero area"})
 
 
 WITHHELD = ("true: the e-mail, phone and mailing address are null because this viewer may not see them (R-O0: "
@@ -52,7 +54,7 @@ class OwnerSchema(Schema):
     phone = fields.String(allow_none=True, validate=validate.Length(max=40))
     mailing_address = fields.String(allow_none=True, load_only=True, validate=validate.Length(max=500),
                                     metadata={"description": "Where orders and notices are mailed (owner party)"})
-    contact_withheld = fields.Boolean(dump_only=True, metadata={"description": WITHHELD})
+    contact_withheld = Boolean(dump_only=True, metadata={"description": WITHHELD})
 
 
 class PartyInSchema(Schema):
@@ -68,7 +70,7 @@ class PartyInSchema(Schema):
 class PartyUpdateSchema(PartyInSchema):
     role = fields.String(validate=validate.OneOf(PARTY_ROLES))
     name = fields.String(validate=validate.Length(min=1, max=200))
-    version = fields.Integer()
+    version = Integer()
 
 
 class PartySchema(Schema):
@@ -79,9 +81,9 @@ class PartySchema(Schema):
     mailing_address = fields.String(allow_none=True)
     email = fields.String(allow_none=True)
     phone = fields.String(allow_none=True)
-    contact_withheld = fields.Boolean(dump_default=False, metadata={"description": WITHHELD})
+    contact_withheld = Boolean(dump_default=False, metadata={"description": WITHHELD})
     user_id = fields.String(allow_none=True)
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
 
@@ -89,7 +91,7 @@ class PartySchema(Schema):
 class ProjectLinkSchema(Schema):
     link_to = fields.String(validate=validate.Length(min=1, max=36),
                             metadata={"description": "An application of the same project (R-A7)"})
-    separate = fields.Boolean(metadata={"description": "Confirm it is a separate project (clears the parcel flag)"})
+    separate = Boolean(metadata={"description": "Confirm it is a separate project (clears the parcel flag)"})
 
 
 class SecurityRequirementSchema(Schema):
@@ -109,8 +111,8 @@ class _LuhpplCheck:
 
 class PermitInputsSchema(_LuhpplCheck, Schema):
     disturbed_area_sqft = fields.Float(required=True, validate=validate.Range(min=0, max=1e10))
-    drains_to_ms4 = fields.Boolean(required=True)
-    drains_to_waters = fields.Boolean(required=True)
+    drains_to_ms4 = Boolean(required=True)
+    drains_to_waters = Boolean(required=True)
     luhppl_kind = fields.String(allow_none=True, validate=validate.OneOf(rules.LUHPPL_KINDS))
     luhppl_description = fields.String(allow_none=True, validate=validate.Length(max=1000))
 
@@ -141,12 +143,12 @@ class OwnerPatchSchema(OwnerSchema):
 
 
 class PermitUpdateSchema(_LuhpplCheck, EditSchema):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)"})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)"})
     site = fields.Nested(SitePatchSchema)
     owner = fields.Nested(OwnerPatchSchema)
     disturbed_area_sqft = fields.Float(validate=validate.Range(min=0, max=1e10))
-    drains_to_ms4 = fields.Boolean()
-    drains_to_waters = fields.Boolean()
+    drains_to_ms4 = Boolean()
+    drains_to_waters = Boolean()
     proposed_use = fields.String(validate=validate.Length(min=1, max=300))
     luhppl_kind = fields.String(allow_none=True, validate=validate.OneOf(rules.LUHPPL_KINDS))
     luhppl_description = fields.String(allow_none=True, validate=validate.Length(max=1000))
@@ -155,7 +157,7 @@ class PermitUpdateSchema(_LuhpplCheck, EditSchema):
 
 class ExemptionClaimInSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(rules.EXEMPTION_KINDS))
-    document_valid = fields.Boolean(load_default=False)
+    document_valid = Boolean(load_default=False)
 
 
 class DeterminationRequestSchema(PermitInputsSchema):
@@ -181,9 +183,9 @@ class DeterminationSchema(Schema):
 class PermitConditionSchema(Schema):
     id = fields.String()
     permit_id = fields.String()
-    number = fields.Integer()
+    number = Integer()
     text = fields.String()
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
 
@@ -193,21 +195,21 @@ class ConditionCreateSchema(Schema):
 
 
 class ConditionUpdateSchema(ConditionCreateSchema):
-    version = fields.Integer()
+    version = Integer()
 
 
 class PermitPhaseSchema(Schema):
     id = fields.String()
     permit_id = fields.String()
-    number = fields.Integer()
+    number = Integer()
     name = fields.String()
     description = fields.String(allow_none=True)
     bond_amount = Money(allow_none=True)
     status = fields.String(metadata={"description": "pending | complete"})
     completed_on = fields.Date(allow_none=True)
-    completed_in_compliance = fields.Boolean()
+    completed_in_compliance = Boolean()
     completion_notes = fields.String(allow_none=True)
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
 
@@ -220,12 +222,12 @@ class PhaseCreateSchema(Schema):
 
 class PhaseUpdateSchema(PhaseCreateSchema):
     name = fields.String(validate=validate.Length(min=1, max=200))
-    version = fields.Integer()
+    version = Integer()
 
 
 class PhaseCompletionSchema(Schema):
     completed_on = fields.Date(required=True)
-    in_compliance = fields.Boolean(required=True)
+    in_compliance = Boolean(required=True)
     notes = fields.String(allow_none=True, validate=TEXT)
 
 
@@ -242,11 +244,11 @@ class PermitDocumentSchema(Schema):
     content_type = fields.String(allow_none=True, metadata={"description": "The uploaded file's type, read from "
                                                                            "its bytes; null: recorded by name"})
     sha256 = fields.String(allow_none=True)
-    bytes = fields.Integer(attribute="size", allow_none=True)
+    bytes = Integer(attribute="size", allow_none=True)
     url = fields.Method("_url", metadata={"type": ["string", "null"],
                                           "description": "Where the uploaded file's bytes are read; null without one"})
     created_by = fields.String(allow_none=True)
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.DateTime()
 
     def _url(self, doc):
@@ -276,7 +278,7 @@ class ExemptionSchema(Schema):
     permit_id = fields.String()
     kind = fields.String()
     statement = fields.String(allow_none=True)
-    single_family = fields.Boolean(allow_none=True)
+    single_family = Boolean(allow_none=True)
     utility_kind = fields.String(allow_none=True)
     document_number = fields.String(allow_none=True)
     issued_on = fields.Date(allow_none=True)
@@ -284,19 +286,19 @@ class ExemptionSchema(Schema):
     document_photo_id = fields.String(allow_none=True)
     document_id = fields.String(allow_none=True)
     status = fields.String(metadata={"description": "claimed | accepted | rejected"})
-    stands = fields.Boolean(metadata={"description": "Counts today (R-B2): not rejected, and for B5/B6 a valid document"})
+    stands = Boolean(metadata={"description": "Counts today (R-B2): not rejected, and for B5/B6 a valid document"})
     decided_by = fields.String(allow_none=True)
     decided_at = fields.DateTime(allow_none=True)
     decision_reason = fields.String(allow_none=True)
     created_by = fields.String(allow_none=True)
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
 
 
 class ExemptionEvidenceSchema(Schema):
     statement = fields.String(allow_none=True, validate=TEXT)
-    single_family = fields.Boolean(allow_none=True)
+    single_family = Boolean(allow_none=True)
     utility_kind = fields.String(allow_none=True, validate=validate.Length(max=40))
     document_number = fields.String(allow_none=True, validate=validate.Length(max=80))
     issued_on = fields.Date(allow_none=True)
@@ -311,7 +313,7 @@ class ExemptionCreateSchema(ExemptionEvidenceSchema):
 
 
 class ExemptionUpdateSchema(ExemptionEvidenceSchema):
-    version = fields.Integer()
+    version = Integer()
 
 
 class ExemptionDecisionSchema(Schema):
@@ -350,14 +352,14 @@ class PermitSchema(Schema):
     # As they stand today: a read never stores them (R-A5, R-B1)
     review_level = fields.String(attribute="today.review_level")
     determination = fields.Nested(DeterminationSchema, attribute="today.determination")
-    version = fields.Integer()
+    version = Integer()
     applicant_id = fields.String(allow_none=True, metadata={"description": "null for a permit a supervisor opened for an enforcement case"})
     created_by = fields.String(allow_none=True)
     site = fields.Nested(SiteSchema)
     owner = fields.Nested(OwnerSchema, attribute="today.owner")
     disturbed_area_sqft = fields.Float()
-    drains_to_ms4 = fields.Boolean()
-    drains_to_waters = fields.Boolean()
+    drains_to_ms4 = Boolean()
+    drains_to_waters = Boolean()
     proposed_use = fields.String()
     luhppl_kind = fields.String(allow_none=True)
     luhppl_description = fields.String(allow_none=True)
@@ -367,7 +369,7 @@ class PermitSchema(Schema):
     documents = fields.List(fields.Nested(PermitDocumentSchema))
     exemptions = fields.List(fields.Nested(ExemptionSchema))
     assigned_inspector_ids = fields.List(fields.String())
-    cease_and_desist = fields.Boolean()
+    cease_and_desist = Boolean()
     parties = fields.List(fields.Nested(PartySchema), attribute="today.parties", metadata={
         "description": "Contact details as this viewer may see them (R-O0; see contact_withheld)"})
     case_id = fields.String(attribute="today.case_id", allow_none=True, metadata={
@@ -413,7 +415,7 @@ class TransitionSchema(Schema):
     to = fields.String(required=True, validate=STATUS_LIST)
     reason = fields.String(allow_none=True, validate=TEXT)
     on = fields.Date(allow_none=True, metadata={"description": "Day work commenced or completed (default today)"})
-    version = fields.Integer(metadata={"description": "Optional: refuse the move if the permit changed (or If-Match)"})
+    version = Integer(metadata={"description": "Optional: refuse the move if the permit changed (or If-Match)"})
 
 
 class PermitEventSchema(Schema):

@@ -10,7 +10,7 @@ from ..http import PRIVATE_FILE_CACHE
 from ..storage import get_storage
 from ..uploads import receive_to_tempfile
 from . import services
-from .schemas import PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
+from .schemas import PARENT_TYPES, PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
 from .routes_tus import tus_blp
 
 DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals and thumbnails.
@@ -47,12 +47,48 @@ blp = Blueprint("photos", __name__, url_prefix="/api/v1", description=DESCRIPTIO
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/heic")
 _BINARY = {"schema": {"type": "string", "format": "binary"}}
+# Each metadata value comes as a query parameter or as its X- header (the query wins when both are sent).
+# OpenAPI cannot say "one of these two parameters is required", so both are optional and the
+# descriptions say it: permit_id in neither is 422 validation_error.
+_META_SCHEMAS = {
+    "permit_id": ({"type": "string", "format": "uuid"},
+                  "The permit the photo is evidence for. Required: send it here or as the {other} (422 "
+                  "validation_error on `permit_id` with neither)."),
+    "parent_type": ({"type": "string", "enum": list(PARENT_TYPES)}, "With parent_id, or neither."),
+    "parent_id": ({"type": "string", "format": "uuid"},
+                  "With parent_type, or neither; may name a record not yet synced."),
+    "captured_at": ({"type": "string", "format": "date-time"}, "Device clock at capture (RFC 3339)."),
+    "device_lat": ({"type": "number", "minimum": -90, "maximum": 90}, "With device_lon, or neither."),
+    "device_lon": ({"type": "number", "minimum": -180, "maximum": 180}, "With device_lat, or neither."),
+    "device_accuracy_m": ({"type": "number", "minimum": 0, "maximum": 100_000}, "Metres, as the device reported."),
+}
+
+
+# A header is text: the same values as the query parameters, as patterns (a generated client would
+# otherwise refuse to put a number or a datetime in a header).
+_UUID_TEXT = "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+_NUMBER_TEXT = r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$"
+_HEADER_SCHEMAS = {
+    "permit_id": {"type": "string", "pattern": _UUID_TEXT}, "parent_id": {"type": "string", "pattern": _UUID_TEXT},
+    "captured_at": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$"},
+    "device_lat": {"type": "string", "pattern": _NUMBER_TEXT}, "device_lon": {"type": "string", "pattern": _NUMBER_TEXT},
+    "device_accuracy_m": {"type": "string", "pattern": _NUMBER_TEXT},
+}
+
+
+def _header_name(name: str) -> str:
+    return f"X-{name.replace('_', '-').title()}"
+
+
 _HEADER_DOC = [
     {"in": "header", "name": "X-Content-SHA256", "required": True, "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
      "description": "Hex SHA-256 of the bytes as captured; a mismatch is 422 checksum_mismatch."},
-    *({"in": "header", "name": f"X-{name.replace('_', '-').title()}", "required": False, "schema": {"type": "string"},
-       "description": f"Alternative to the {name} query parameter."}
-      for name in ("permit_id", "parent_type", "parent_id", "captured_at", "device_lat", "device_lon", "device_accuracy_m")),
+    *({"in": where, "name": name if where == "query" else _header_name(name), "required": False,
+       "schema": schema if where == "query" else _HEADER_SCHEMAS.get(name, schema),
+       "description": text.format(other=f"{_header_name(name)} header" if where == "query" else f"{name} query parameter")
+       + ("" if "{other}" in text else f" Or the {_header_name(name)} header." if where == "query"
+          else f" Alternative to the {name} query parameter.")}
+      for where in ("query", "header") for name, (schema, text) in _META_SCHEMAS.items()),
 ]
 PUT_DOC = {
     "requestBody": {"required": True, "content": {kind: _BINARY for kind in IMAGE_TYPES},

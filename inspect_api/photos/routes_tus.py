@@ -6,6 +6,7 @@ from flask.views import MethodView
 from flask_jwt_extended import verify_jwt_in_request
 from marshmallow import Schema, fields
 
+from ..schemas import Integer
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from ..errors import ApiError
@@ -23,8 +24,8 @@ tus_blp = Blueprint("uploads", __name__, url_prefix="/api/v1",
 class PhotoUploadSchema(Schema):
     id = fields.String()
     photo_id = fields.String()
-    offset = fields.Integer()
-    length = fields.Integer()
+    offset = Integer()
+    length = Integer()
     expires_at = fields.DateTime()
     completed_at = fields.DateTime(allow_none=True)
 
@@ -35,14 +36,17 @@ def _h(name: str, description: str, required: bool = True, **schema) -> dict:
 
 
 TUS_RESUMABLE = _h("Tus-Resumable", "Always 1.0.0; any other value or none is 412.", enum=[tus.TUS_VERSION])
-POST_DOC = {"parameters": [TUS_RESUMABLE, _h("Upload-Length", "Total bytes, at most Tus-Max-Size."),
+POST_DOC = {"parameters": [TUS_RESUMABLE,
+                           _h("Upload-Length", "Total bytes, 1 to Tus-Max-Size (MAX_UPLOAD_BYTES), decimal digits "
+                              "only; 0 is 422 image_invalid, more than the limit 413.", pattern=r"^[0-9]{1,19}$"),
                            _h("Upload-Metadata", "Comma-separated `key base64(value)` pairs: photo_id, permit_id, "
                               "sha256 (hex of the whole file), content_type (or filetype) required; parent_type, "
                               "parent_id, captured_at, device_lat, device_lon, device_accuracy_m optional.")]}
 HEAD_DOC = {"parameters": [TUS_RESUMABLE], "responses": {"200": {
     "description": "Upload-Offset (bytes held), Upload-Length, Upload-Expires; once finished also Photo-Id."}}}
 PATCH_DOC = {
-    "parameters": [TUS_RESUMABLE, _h("Upload-Offset", "Must equal the server's offset (HEAD), else 409."),
+    "parameters": [TUS_RESUMABLE, _h("Upload-Offset", "Must equal the server's offset (HEAD), else 409.",
+                                     pattern=r"^[0-9]{1,19}$"),
                    _h("Upload-Checksum", "`sha256 <base64>` or `sha1 <base64>` of this chunk; mismatch is 460 "
                       "checksum_mismatch and nothing of the chunk is kept.", required=False)],
     "requestBody": {"required": True, "content": {tus.OFFSET_CONTENT_TYPE: {"schema": {"type": "string", "format": "binary"}}}},

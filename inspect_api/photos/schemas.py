@@ -7,7 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from ..paging import PageArgs
 from ..errors import ValidationFailed
-from ..schemas import GpsFixSchema
+from ..schemas import Boolean, GpsFixSchema, Integer
 from .models import PARENT_TYPES
 
 # Headers may carry each field as X-Permit-Id, Permit-Id or permit_id (proxies drop underscores).
@@ -60,10 +60,10 @@ class PhotoSchema(Schema):
     parent_id = fields.String(allow_none=True)
     sha256 = fields.String(metadata={"description": "SHA-256 (hex) of the original bytes, kept unchanged."})
     content_type = fields.String(metadata={"description": "The type sniffed from the bytes."})
-    width = fields.Integer(metadata={"description": "As displayed (EXIF orientation applied)."})
-    height = fields.Integer()
-    bytes = fields.Integer()
-    orientation = fields.Integer(metadata={"description": "EXIF orientation 1-8 as written by the camera."})
+    width = Integer(metadata={"description": "As displayed (EXIF orientation applied)."})
+    height = Integer()
+    bytes = Integer()
+    orientation = Integer(metadata={"description": "EXIF orientation 1-8 as written by the camera."})
     camera_make = fields.String(allow_none=True)
     camera_model = fields.String(allow_none=True)
     taken_at = _time("EXIF DateTimeOriginal with its offset; without one, read in the town's time zone.",
@@ -74,13 +74,13 @@ class PhotoSchema(Schema):
     location = fields.Nested(GpsFixSchema, allow_none=True, metadata={"description":
                              "EXIF GPS unless absent, not a number, out of range or (0, 0); else the device fix."})
     distance_to_site_m = fields.Float(allow_none=True)
-    within_site = fields.Boolean(allow_none=True, metadata={"description": "Inside the limit of work; null without one."})
-    far_from_site = fields.Boolean(allow_none=True, metadata={"description":
+    within_site = Boolean(allow_none=True, metadata={"description": "Inside the limit of work; null without one."})
+    far_from_site = Boolean(allow_none=True, metadata={"description":
                                    "Farther than PHOTO_FAR_FROM_SITE_M from the site point and outside the limit of work."})
     url = fields.String()
     thumbnail_url = fields.String()
     small_thumbnail_url = fields.String()
-    version = fields.Integer()
+    version = Integer()
     created_at = _time()
     updated_at = _time()
     created_by = fields.String(allow_none=True)

@@ -5,11 +5,17 @@ from datetime import date
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from ..schemas import RecordFieldsSchema
+from ..schemas import Boolean, Integer, RecordFieldsSchema
 from .models import REQUEST_KINDS
 from .noaa import UNITS
 from .rules import KINDS, storm_counts
 from .services import settings
+
+
+# What DayOrTime takes, published: a day or a time with its offset (never empty).
+DAY_OR_TIME_SCHEMA = {
+    "type": "string", "minLength": 10, "anyOf": [{"format": "date"}, {"format": "date-time"}],
+    "pattern": r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$"}
 
 
 class DayOrTime(fields.Field):
@@ -28,7 +34,7 @@ class DayOrTime(fields.Field):
 class DueQuerySchema(Schema):
     assigned_to = fields.String(validate=validate.OneOf(("me",)), metadata={"description": "`me`: my assigned sites"})
     before = DayOrTime(metadata={"description": "Due strictly before this day (Town time) or time",
-                                 "type": "string"})
+                                 **DAY_OR_TIME_SCHEMA})
     kind = fields.String(validate=validate.OneOf(KINDS))
     permit_id = fields.UUID(metadata={"description": "One site; a permit you may not see answers 404"})
     overdue = fields.Boolean(metadata={"description": "true: only overdue; false: only not yet overdue"})
@@ -49,18 +55,18 @@ class DueItemSchema(Schema):
     kind = fields.String(metadata={"enum": list(KINDS)})
     reason = fields.String()
     due_at = fields.AwareDateTime()
-    overdue = fields.Boolean()
-    binding = fields.Boolean(metadata={"description": "false: due before work commences, with no deadline yet"})
+    overdue = Boolean()
+    binding = Boolean(metadata={"description": "false: due before work commences, with no deadline yet"})
     source = fields.String(metadata={"enum": ["program", "storm", "finding", "request"]})
     source_id = fields.String(allow_none=True, metadata={"description": "The storm event, finding or request"})
     rules = fields.List(fields.String())
 
 
 class ProgramSettingsSchema(Schema):
-    routine_days = fields.Integer()
+    routine_days = Integer()
     storm_threshold_inches = fields.String()
-    storm_window_hours = fields.Integer()
-    response_days = fields.Integer()
+    storm_window_hours = Integer()
+    response_days = Integer()
     timezone = fields.String()
 
 
@@ -69,8 +75,10 @@ class StormEventCreateSchema(Schema):
     id = fields.UUID(load_default=None)
     ended_at = fields.AwareDateTime(required=True)
     inches = fields.Decimal(required=True, as_string=True, metadata={
-        "example": "0.25", "type": "string", "format": "decimal", "pattern": r"^(?:100(?:\.0{1,2})?|\d{1,2}(?:\.\d{1,2})?)$",
-        "description": "Inches of rain as decimal text (a JSON number is accepted too)"})
+        "example": "0.25", "type": ["string", "number"], "format": "decimal",
+        "pattern": r"^(?:100(?:\.0{1,2})?|\d{1,2}(?:\.\d{1,2})?)$", "minimum": 0, "maximum": 100,
+        "description": "Inches of rain, 0 to 100, at most two decimals: decimal text (\"0.25\") or a JSON "
+                       "number (0.25). Answers are always text with two decimals."})
     source = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
     @validates("inches")
@@ -110,11 +118,11 @@ class StormImportQuerySchema(Schema):
 
 
 class StormImportSchema(Schema):
-    created = fields.Integer()
-    updated = fields.Integer()
-    unchanged = fields.Integer()
-    below_threshold = fields.Integer(metadata={"description": "Days with rain under the threshold (not stored)"})
-    days_read = fields.Integer()
+    created = Integer()
+    updated = Integer()
+    unchanged = Integer()
+    below_threshold = Integer(metadata={"description": "Days with rain under the threshold (not stored)"})
+    days_read = Integer()
     events = fields.List(fields.Nested(StormEventSchema))
 
 

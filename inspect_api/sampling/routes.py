@@ -6,7 +6,7 @@ from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
 from ..permits.access import get_visible_permit
 from .. import paging
-from ..records import expected_version
+from ..records import expected_version, versioned
 from . import exceedances, levels, services
 from .schemas import (ActionLevelsSchema, SampleCreateSchema, SampleQuerySchema, SampleSchema,
                       SampleUpdateSchema, WeeklyTurbiditySchema)
@@ -49,7 +49,7 @@ class SampleItem(MethodView):
     @blp.arguments(SampleUpdateSchema)
     @blp.response(200, SampleSchema)
     @blp.alt_response(409, description="version_conflict (errors.current holds the record) or entry_not_authorized")
-    @blp.alt_response(428, description="Send If-Match or version")
+    @versioned(blp)
     def patch(self, body, sample_id):
         """Change a sample (e.g. add lab results); exceedances and their findings follow the new values"""
         record = services.get_sample(current_user, sample_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ..schemas import EditSchema, GpsFixSchema
+from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer
 from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
@@ -71,7 +71,7 @@ class SampleCreateSchema(SampleWritable):
 
 
 class SampleUpdateSchema(EditSchema, SampleWritable):
-    version = fields.Integer(metadata={"description": "The version edited (or send If-Match)."})
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
 
 
 class ActionLevelOutSchema(Schema):
@@ -92,17 +92,17 @@ class ExceedanceSchema(Schema):
 class HoldingTimeSchema(Schema):
     parameter = fields.String()
     limit = fields.String(metadata={"description": "ISO 8601 duration (40 CFR 136.3 Table II)"})
-    limit_seconds = fields.Integer()
+    limit_seconds = Integer()
     elapsed = fields.String(allow_none=True, metadata={"description": "ISO 8601 duration; null if not judged"})
-    elapsed_seconds = fields.Integer(allow_none=True)
-    analyzed = fields.Boolean()
+    elapsed_seconds = Integer(allow_none=True)
+    analyzed = Boolean()
     deadline = fields.AwareDateTime()
-    ok = fields.Boolean(allow_none=True)
+    ok = Boolean(allow_none=True)
 
 
 class SampleSchema(Schema):
     id = fields.String()
-    version = fields.Integer()
+    version = Integer()
     created_at = fields.AwareDateTime()
     updated_at = fields.AwareDateTime()
     created_by = fields.String(allow_none=True)
@@ -152,8 +152,8 @@ class ActionLevelsSchema(Schema):
 class WeeklyTurbiditySchema(Schema):
     outfall_id = fields.String()
     week_start = fields.Date(metadata={"description": "Monday of the week, America/New_York calendar"})
-    samples = fields.Integer()
+    samples = Integer()
     average_ntu = fields.Float()
     action_level_ntu = fields.Float(allow_none=True)
-    exceeds = fields.Boolean()
+    exceeds = Boolean()
     finding_id = fields.String(allow_none=True)

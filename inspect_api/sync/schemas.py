@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from ..schemas import Boolean, Integer
 from ..paging import PageArgs
 from .models import CONFLICT_STATUSES, RESOLUTIONS, RESULT_STATUSES
 
@@ -15,7 +16,7 @@ class MutationSchema(Schema):
         "description": "entry_authorization, inspection, finding, sample, completion_notice, order, bond, permit"})
     id = fields.UUID(required=True, metadata={"description": "The record's id (made by the device for creates)."})
     op = fields.String(required=True, validate=validate.OneOf(("upsert", "delete")))
-    base_version = fields.Integer(allow_none=True, load_default=None, strict=True, validate=validate.Range(min=0),
+    base_version = Integer(allow_none=True, load_default=None, strict=True, validate=validate.Range(min=0),
                                   metadata={"description": "The version the change was made on; null = create."})
     data = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "The record's fields as its POST (create) or PATCH (edit) takes them."})
@@ -32,7 +33,7 @@ class _EachOnItsOwn(fields.Nested):
 class PushSchema(Schema):
     device_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
     app_version = fields.String(allow_none=True, validate=validate.Length(max=40))
-    pending_count = fields.Integer(allow_none=True, validate=validate.Range(min=0), metadata={
+    pending_count = Integer(allow_none=True, validate=validate.Range(min=0), metadata={
         "description": "How many changes the device still holds unsent (shown to supervisors)."})
     mutations = fields.List(_EachOnItsOwn(MutationSchema), required=True, metadata={
         "description": "At most SYNC_MAX_BATCH (default 500) per request; more is 413 payload_too_large."})
@@ -44,7 +45,7 @@ class MutationResultSchema(Schema):
     original_status = fields.String(metadata={"description": "For `duplicate`: the first outcome of this mutation."})
     entity = fields.String(allow_none=True)
     id = fields.String(allow_none=True)
-    version = fields.Integer(allow_none=True)
+    version = Integer(allow_none=True)
     server_record = fields.Dict(allow_none=True, metadata={"description": "The server's record, on a conflict."})
     conflict_id = fields.String(allow_none=True, metadata={"description": "GET /sync/conflicts/{conflict_id}"})
     error = fields.String(allow_none=True)
@@ -67,23 +68,23 @@ class ChangeSchema(Schema):
     entity = fields.String()
     id = fields.String()
     op = fields.String(validate=validate.OneOf(("upsert", "delete")))
-    version = fields.Integer()
+    version = Integer()
     data = fields.Dict(allow_none=True, metadata={"description": "The record as its GET answers; null on delete."})
 
 
 class PullSchema(Schema):
     changes = fields.List(fields.Nested(ChangeSchema))
     cursor = fields.String()
-    has_more = fields.Boolean()
+    has_more = Boolean()
 
 
 class _DeviceVersion(Schema):
-    base_version = fields.Integer(allow_none=True)
+    base_version = Integer(allow_none=True)
     data = fields.Dict()
 
 
 class _ServerVersion(Schema):
-    version = fields.Integer(allow_none=True)
+    version = Integer(allow_none=True)
     data = fields.Dict(allow_none=True)
 
 
@@ -118,7 +119,7 @@ class ConflictSchema(Schema):
     resolution = fields.String(allow_none=True)
     resolved_by = fields.String(allow_none=True)
     resolved_at = fields.AwareDateTime(allow_none=True)
-    resolved_version = fields.Integer(allow_none=True)
+    resolved_version = Integer(allow_none=True)
     created_at = fields.AwareDateTime()
     record = fields.Dict(allow_none=True, metadata={"description": "The record after resolving (resolve only)."})
 
@@ -133,7 +134,7 @@ class ConflictQuerySchema(PageArgs):
 class ResolveSchema(Schema):
     resolution = fields.String(required=True, validate=validate.OneOf(RESOLUTIONS))
     data = fields.Dict(keys=fields.String(), metadata={"description": "merge: the merged fields to apply."})
-    version = fields.Integer(strict=True, metadata={
+    version = Integer(strict=True, metadata={
         "description": "The server version the resolution was decided on (default: the one the conflict holds)."})
 
 
@@ -145,7 +146,7 @@ class DeviceSchema(Schema):
     first_seen = fields.AwareDateTime()
     last_push_at = fields.AwareDateTime(allow_none=True)
     last_pull_at = fields.AwareDateTime(allow_none=True)
-    pending_count = fields.Integer(allow_none=True)
+    pending_count = Integer(allow_none=True)
     pending_reported_at = fields.AwareDateTime(allow_none=True)
     revoked_at = fields.AwareDateTime(allow_none=True)
     revoked_by = fields.String(allow_none=True)
