@@ -105,19 +105,24 @@ function dataFor(item, base) {
   return Object.fromEntries(Object.entries(item.data).filter(([k]) => !CREATE_ONLY.includes(k)));
 }
 
+// The mutation a queued change is sent as, and the body of POST /sync/push (tests/js/payloads.js
+// checks both against the published document).
+export const mutationOf = (item, base) => ({ mutation_id: item.mutation_id, entity: item.entity, id: item.id,
+  op: item.op, base_version: base, data: dataFor(item, base) });
+export const pushBody = (device, pendingCount, mutations) => ({ device_id: device, app_version: VERSION,
+  pending_count: pendingCount, mutations });
+
 async function pushBatch(batch) {
   const mutations = [];
   for (const item of batch) {
     const base = await baseVersion(item);
-    mutations.push({ mutation_id: item.mutation_id, entity: item.entity, id: item.id, op: item.op,
-      base_version: base, data: dataFor(item, base) });
+    mutations.push(mutationOf(item, base));
     // Marked before sending: an answer lost on the way must never let a later edit alter this mutation.
     if (!item.sent) await outbox.saveItem({ ...item, sent: true });
   }
   emit({ progress: `Sending ${mutations.length} change${mutations.length === 1 ? "" : "s"}…` });
   const pending = await outbox.items();
-  const body = await api("/api/v1/sync/push", { method: "POST", body: {
-    device_id: await deviceId(), app_version: VERSION, pending_count: pending.length, mutations } });
+  const body = await api("/api/v1/sync/push", { method: "POST", body: pushBody(await deviceId(), pending.length, mutations) });
   const results = new Map((body.results || []).map((r) => [r.mutation_id, r]));
   for (const item of batch) {
     const result = results.get(item.mutation_id);

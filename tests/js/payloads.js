@@ -1,0 +1,75 @@
+// Prints, as JSON, the request bodies the field app builds with its own payload code, one per
+// operation it sends them to, for tests/contract/test_app_payloads.py to check against the published
+// OpenAPI document. The records are the shapes the screens keep (the values a form gives: numbers
+// from number inputs, booleans from checkboxes, trimmed text); each edit is the create payload as
+// sync sends it once the record has a server version (create-only fields stripped).
+import { permitPayload } from "../../inspect_api/static/pwa/js/screens/application.js";
+import { inspectionPayload } from "../../inspect_api/static/pwa/js/screens/inspection.js";
+import { samplePayload } from "../../inspect_api/static/pwa/js/screens/sample.js";
+import { mutationOf, pushBody } from "../../inspect_api/static/pwa/js/sync.js";
+
+const PERMIT = "5f0c1e52-8f7e-4a47-9b1c-2d7f0a3b9c11";
+const AUTH = "0b6f3c2e-4d1a-4f5e-8a9b-1c2d3e4f5a6b";
+const PHOTO = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
+const at = "2026-05-04T14:03:00.000Z";
+
+// screens/application.js values(): an application as typed, and one with every optional field empty
+const forms = [
+  { address: "12 Main Street", parcel_id: "24-117", lat: 41.6376, lon: -70.9036, owner_name: "Pat Owner",
+    owner_email: "pat@example.org", owner_phone: "508-555-0100", area: 12000, ms4: true, waters: false,
+    use: "single-family dwelling", luhppl: "other", luhppl_description: "Fuel storage", description: "New house" },
+  { address: "3 Shore Road", parcel_id: "", lat: 41.6, lon: -70.9, owner_name: "Sam Owner", owner_email: "",
+    owner_phone: "", area: 0, ms4: false, waters: true, use: "garage", luhppl: null, luhppl_description: "",
+    description: "" },
+];
+
+// screens/inspection.js: a started inspection, then one with answers, a deficient item and weather
+const inspections = [
+  { id: "1d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5a", permit_id: PERMIT, entry_authorization_id: AUTH, kind: "routine",
+    started_at: at, location: { lat: 41.6376, lon: -70.9036, accuracy_m: 4.2 },
+    weather: { conditions: null, temperature_f: null, rainfall_in_24h: null }, phase: null, notes: null,
+    unsafe_areas: [], disturbance_observed: false, device_created_at: at, status: "draft",
+    checklist: { template: "esc", template_version: 1, items: [] } },
+  { id: "2d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5a", permit_id: PERMIT, entry_authorization_id: AUTH, kind: "storm_event",
+    started_at: at, ended_at: "2026-05-04T15:00:00.000Z", location: null,
+    weather: { conditions: "light rain", temperature_f: 61, rainfall_in_24h: 0.5 }, phase: "Clearing",
+    notes: "Silt fence down at the north corner", unsafe_areas: [], disturbance_observed: true, device_created_at: at,
+    checklist: { template: "esc", template_version: 2, items: [
+      { key: "silt_fence", answer: "deficient", note: "Down at the north corner", photo_ids: [PHOTO],
+        severity: "high", needs_new_control: true },
+      { key: "construction_entrance", answer: "ok", note: null },
+      { key: "inlet_protection", answer: "n/a" }] } },
+];
+
+// screens/sample.js: a field reading and a lab sample
+const samples = [
+  { id: "3d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5a", permit_id: PERMIT, entry_authorization_id: AUTH, sampled_at: at,
+    sampler: "Ivy Inspector", location: { lat: 41.6376, lon: -70.9036 }, outfall_id: "", sample_type: "grab",
+    analysis: "field", lab_name: "", parameters: [{ name: "turbidity", value: "42.5", unit: "NTU" }], notes: "",
+    device_created_at: at },
+  { id: "4d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5a", permit_id: PERMIT, entry_authorization_id: AUTH, sampled_at: at,
+    sampler: "Ivy Inspector", location: null, outfall_id: "OF-1", sample_type: "composite", analysis: "lab",
+    lab_name: "Bay Labs", parameters: [{ name: "tss", value: 80, unit: "mg/L" }, { name: "ph", value: "7.1", unit: "SU" }],
+    notes: "Sent by courier", device_created_at: at },
+];
+
+const records = [
+  ...forms.map((f, i) => ["permit", `6d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5${i}`, (id) => permitPayload(f, id),
+    (id) => permitPayload(f, id, false)]),
+  ...inspections.map((r) => ["inspection", r.id, () => inspectionPayload(r), () => inspectionPayload(r)]),
+  ...samples.map((r) => ["sample", r.id, () => samplePayload(r), () => samplePayload(r)]),
+];
+
+const out = [];
+const mutations = [];
+let n = 0;
+for (const [entity, id, create, edit] of records) {
+  const created = mutationOf({ mutation_id: `7d2c3b4a-5f6e-4d7c-8b9a-${String(n++).padStart(12, "0")}`, entity, id,
+    op: "upsert", data: create(id) }, null);
+  const edited = mutationOf({ mutation_id: `7d2c3b4a-5f6e-4d7c-8b9a-${String(n++).padStart(12, "0")}`, entity, id,
+    op: "upsert", data: edit(id) }, 3);
+  out.push({ entity, kind: "create", body: created.data }, { entity, kind: "edit", body: edited.data });
+  mutations.push(created, edited);
+}
+out.push({ entity: "sync", kind: "push", body: pushBody("tablet-7", mutations.length, mutations) });
+process.stdout.write(JSON.stringify(out));
