@@ -65,7 +65,7 @@ port="$("$work/venv/bin/python" -c 'import socket; s = socket.socket(); s.bind((
   >"$work/gunicorn.log" 2>&1 &
 server_pid=$!
 "$work/venv/bin/python" - "http://127.0.0.1:$port" <<'PY' || { cat "$work/gunicorn.log"; exit 1; }
-import json, sys, time, urllib.error, urllib.request
+import json, re, sys, time, urllib.error, urllib.request
 base = sys.argv[1]
 deadline = time.monotonic() + 120
 while True:
@@ -81,15 +81,20 @@ def get(path):
     with urllib.request.urlopen(base + path, timeout=10) as response:
         return response.status, response.headers.get("Content-Type", ""), response.read()
 
-status, kind, body = get("/")
-assert status == 200 and kind.startswith("text/html") and b"manifest.webmanifest" in body, (status, kind, body[:200])
+status, kind, shell = get("/")
+assert status == 200 and kind.startswith("text/html") and b"manifest.webmanifest" in shell, (status, kind, shell[:200])
 status, kind, body = get("/api/v1/openapi.json")
 spec = json.loads(body)
 assert status == 200 and spec["openapi"].startswith("3.") and "/api/v1/permits" in spec["paths"], (status, list(spec)[:5])
-status, kind, body = get("/static/pwa/js/app.js")
+# The shell names its version's own module path; that module is immutable and goes compressed.
+module = re.search(rb'src="(/static/pwa/[^"/]+/js/app\.js)"', shell)
+assert module, shell[:400]
+status, kind, body = get(module.group(1).decode())
 assert status == 200 and kind.startswith("text/javascript") and body, (status, kind)
+packed = urllib.request.urlopen(urllib.request.Request(base + module.group(1).decode(), headers={"Accept-Encoding": "gzip"}), timeout=10)
+assert packed.headers["Content-Encoding"] == "gzip" and "immutable" in packed.headers["Cache-Control"], dict(packed.headers)
 status, kind, body = get("/sw.js")
 assert status == 200 and body, status
-print(f"wheel check: / , /api/v1/openapi.json ({len(spec['paths'])} paths), /sw.js and the app's modules answer 200")
+print(f"wheel check: / , /api/v1/openapi.json ({len(spec['paths'])} paths), /sw.js and the app's versioned modules answer 200")
 PY
 echo "wheel check: passed"

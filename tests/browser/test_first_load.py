@@ -60,7 +60,7 @@ def test_first_load_sends_each_shell_file_once_and_compressed(app, live_server, 
     shell = wire.shell()
     counts = Counter(r["path"] for r in shell)
     total = sum(r["head"] + r["body"] for r in shell)
-    print(f"\nfirst load: {len(shell)} shell requests, {total} bytes; "
+    print(f"\nfirst load: {len(shell)} shell requests, {total} bytes ({sum(r['head'] for r in shell)} of headers); "
           f"API {sum(r['head'] + r['body'] for r in wire.sent if r['path'].startswith('/api/'))} bytes")
     assert {path: n for path, n in counts.items() if n > 1} == {}
     assert [r["path"] for r in shell if r["status"] != 200] == []

@@ -6,9 +6,9 @@
 // records live in IndexedDB, owned by the app.
 //
 // The server writes the current version into the import path below (it becomes the version's own
-// folder), so a new version is a new worker script that imports only its own files. The version comes from there
-// too, not from version.js: an installing worker revalidates its imports with the server, and the
-// page has loaded version.js already.
+// folder), so a new version is a new worker script that imports only its own files. The version
+// comes from that path too, not from version.js: an installing worker revalidates its imports with
+// the server, and the page has loaded version.js already.
 import { SHELL_FILES, SHELL_VERSION as VERSION } from "/static/pwa/shell.js";
 
 const PREFIX = "inspect-shell-";
@@ -18,9 +18,10 @@ const CACHE = PREFIX + VERSION;
 // path never changes, so the copy in the HTTP cache is the one to keep (force-cache takes it without
 // asking the server). A fixed address ("/", the manifest) is kept from there only when the server
 // said it is this version's; otherwise it is fetched again, so an old file never enters a new cache.
+// A stored failure is asked again too, or a retried install would meet it every time.
 async function shellResponse(url) {
   let response = await fetch(url, { cache: "force-cache" });
-  if (response.headers.get("X-App-Version") !== VERSION) response = await fetch(url, { cache: "reload" });
+  if (!response.ok || response.headers.get("X-App-Version") !== VERSION) response = await fetch(url, { cache: "reload" });
   if (!response.ok) throw new Error(`precache: ${url} answered ${response.status}`);
   return response;
 }
