@@ -116,7 +116,9 @@ def test_every_screen_of_every_role(live_server, new_context, town, size):
                         ("/review", "a.row"), (f"/review/{town['inspection']}", "svg.sitemap"), ("/deadlines", "h1"),
                         (f"/closeout/{town['ldp']}", "[data-deliveries] li[data-delivery=failed]"), ("/sites", "a.row"),
                         (f"/site/{site}", "[data-test=office-links]"), (f"/site/{site}/parties", "[data-test=party-list]"),
-                        ("/cases/new", "[data-test=new-case]"), ("/issues", "h1"), ("/account", "h1")]:
+                        ("/cases/new", "[data-test=new-case]"), ("/program", "[data-test=storms]"),
+                        (f"/closeout/{town['ldp']}/costs/{town['costs']}", "[data-test=cost-recipients]"),
+                        ("/issues", "h1"), ("/account", "h1")]:
         check_screen(office, base + "/#" + path, ready, problems)
 
     applicant = new_context(SIZES[size], has_touch=size == "phone", is_mobile=size == "phone").new_page()

@@ -73,6 +73,7 @@ const FILES = [
   "js/screens/costs.js",
   "js/screens/office_cases.js",
   "js/screens/office_costs.js",
+  "js/screens/office_program.js",
   "js/screens/issues.js",
   "js/screens/account.js",
 ];

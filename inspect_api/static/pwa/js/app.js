@@ -27,6 +27,7 @@ import { reviewDetailScreen } from "./screens/review_detail.js";
 import { issuesScreen } from "./screens/issues.js";
 import { closeoutScreen, deadlinesScreen } from "./screens/closeout.js";
 import { officeCostsScreen } from "./screens/office_costs.js";
+import { officeProgramScreen } from "./screens/office_program.js";
 import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
 import { registerScreen } from "./screens/register.js";
 import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
@@ -84,6 +85,7 @@ function routes() {
   route("/cases/new", guarded(located(newCaseScreen), ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));
+  route("/program", guarded(officeProgramScreen, ["supervisor"]));
   route("/issues", guarded(issuesScreen));
   route("/account", guarded(accountScreen));
   fallback(async (main) => mount(main, h("h1", "Not found"), h("p", h("a", { href: "#/" }, "Go to the start"))));
