@@ -51,6 +51,8 @@ const FILES = [
   "js/ui/town_asks.js",
   "js/ui/costs.js",
   "js/ui/town_work.js",
+  "js/ui/orders.js",
+  "js/ui/report_review.js",
   "js/ui/checklist.js",
   "js/ui/account_mail.js",
   "js/screens/login.js",

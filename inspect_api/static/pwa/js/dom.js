@@ -99,6 +99,13 @@ export function localDate(d = new Date()) {
   return townDate(d);
 }
 
+// The day `days` from today on this device, as YYYY-MM-DD.
+export function plusDays(days) {
+  const d = new Date();
+  d.setDate(d.getDate() + days);
+  return localDate(d);
+}
+
 // The value for <input type=datetime-local> in the device's zone, and back to RFC 3339.
 export function toLocalInput(iso) {
   const d = iso ? new Date(iso) : new Date();
