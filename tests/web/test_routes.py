@@ -204,3 +204,34 @@ def test_media_origins_extend_only_images_and_connections():
     assert "img-src 'self' blob: data: https://bucket.s3.amazonaws.com https://minio.local:9000" in directives
     assert "connect-src 'self' https://bucket.s3.amazonaws.com https://minio.local:9000" in directives
     assert "script-src 'self'" in directives and "unsafe" not in policy and "http://plain" not in policy
+
+
+# The version the shell's files were last recorded under, with a fingerprint of their bytes. A file
+# served under /static/pwa/<VERSION>/ is cached for a year, so changing any shell file under the same
+# VERSION would leave devices on the old bytes: the fingerprint makes that change fail here.
+FINGERPRINT = Path(__file__).with_name("shell_fingerprint.txt")
+
+
+def shell_fingerprint() -> str:
+    import hashlib
+    digest = hashlib.sha256()
+    for path in sorted(p for p in PWA.rglob("*") if p.is_file() and p.name != "version.js"):
+        digest.update(path.relative_to(PWA).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def test_a_changed_shell_has_a_new_version():
+    import os
+    recorded_version, recorded = FINGERPRINT.read_text().split()
+    current = shell_fingerprint()
+    changed_in_place = current != recorded and recorded_version == VERSION
+    if os.environ.get("UPDATE_SHELL_FINGERPRINT") and not changed_in_place:
+        FINGERPRINT.write_text(f"{VERSION} {current}\n")
+        return
+    assert not changed_in_place, (
+        f"static/pwa changed under version {VERSION}: devices keep the old files for a year under its path. "
+        "Set a new VERSION in version.js, then record it: UPDATE_SHELL_FINGERPRINT=1 "
+        ".venv/bin/python -m pytest tests/web/test_routes.py -k changed_shell")
+    assert (recorded_version, recorded) == (VERSION, current), (
+        f"version.js says {VERSION}, the fingerprint was recorded for {recorded_version}: record the new one with "
+        "UPDATE_SHELL_FINGERPRINT=1 .venv/bin/python -m pytest tests/web/test_routes.py -k changed_shell")
