@@ -103,7 +103,7 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     assert "Name what was violated" in page.inner_text("main")
     page.get_by_label("Install or maintain controls").check()
     page.get_by_label("Requirement").fill("Replace the silt fence along the north property line.")
-    page.get_by_label("Section or plan item").fill("§194-21(C)")
+    page.locator("form:has(h3:has-text('Issue order'))").get_by_label("Section or plan item").fill("§194-21(C)")
     page.get_by_role("button", name="Issue order").click()
     # The confirmation names every party the order goes to (R-O0, §B(3)).
     dialog = page.locator("dialog.confirm[open]")

@@ -53,6 +53,7 @@ const FILES = [
   "js/ui/town_work.js",
   "js/ui/orders.js",
   "js/ui/report_review.js",
+  "js/ui/citations.js",
   "js/ui/checklist.js",
   "js/ui/account_mail.js",
   "js/screens/login.js",

@@ -7,6 +7,7 @@ import { LEVEL_TEXT } from "../rules/determination.js";
 import { api, raw, listAll, plain } from "../api.js";
 import { paperDocuments, reportContent } from "../ui/report_review.js";
 import { ORDER_KINDS, ordersCard } from "../ui/orders.js";
+import { citationsCard } from "../ui/citations.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -76,7 +77,7 @@ export async function deadlinesScreen(main) {
 }
 
 async function loadPermit(id) {
-  const [permit, notices, reports, certificates, bonds, orders, costs, messages, photos, findings] = await Promise.all([
+  const [permit, notices, reports, certificates, bonds, orders, costs, messages, photos, findings, violations, citations] = await Promise.all([
     api(`/api/v1/permits/${id}`),
     listAll(`/api/v1/completion-notices?permit_id=${id}`),
     listAll(`/api/v1/final-reports?permit_id=${id}`),
@@ -86,9 +87,11 @@ async function loadPermit(id) {
     listAll(`/api/v1/cost-recoveries?permit_id=${id}`),
     listAll(`/api/v1/notifications?permit_id=${id}`),
     listAll(`/api/v1/photos?permit_id=${id}`),
-    listAll(`/api/v1/findings?permit_id=${id}&status=open`)]);
+    listAll(`/api/v1/findings?permit_id=${id}&status=open`),
+    listAll(`/api/v1/violations?permit_id=${id}`),
+    listAll(`/api/v1/citations?permit_id=${id}`)]);
   return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages,
-    photos: new Map(photos.map((p) => [p.id, p])), findings };
+    photos: new Map(photos.map((p) => [p.id, p])), findings, violations, citations };
 }
 
 // Runs one decision; shows the server's reason when refused, otherwise redraws the panel and says
@@ -283,7 +286,8 @@ export async function closeoutScreen(main, { id }) {
       data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls, data.photos)),
       certificateCard(data, run, urls),
       data.bonds.map((b) => bondCard(b, run, permit, fullReleaseWaits(data))),
-      ordersCard(data, run));
+      ordersCard(data, run),
+      citationsCard(data, run, urls));
   };
   mount(main, h("h1", "Close-out"), h("p.loading", "Loading…"));
   await draw();
