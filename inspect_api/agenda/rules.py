@@ -41,6 +41,10 @@ class Item:
     def permit_number(self) -> str | None:
         return self.permit.number if self.permit is not None else None
 
+    @property
+    def site_address(self) -> str | None:
+        return self.permit.site_address if self.permit is not None else None
+
 
 def default_before(today: date) -> date:
     """The next seven days: items due on or before today + 7."""

@@ -2,6 +2,7 @@
 the certificate of completion, a bond phase release and an order, each checked on the server."""
 from __future__ import annotations
 
+from inspect_api.clock import today as local_today
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
 from tests.closeout.conftest import Closeout, pdf_bytes
@@ -42,6 +43,9 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     row = page.locator(f"a.row[data-deadline='{bond_id}']")
     row.wait_for()
     assert "Bond phase to release" in row.inner_text() and ldp_number in row.inner_text()
+    address = client.get(f"/api/v1/permits/{ldp_id}", headers=sup).get_json()["site"]["address"]
+    release_db()
+    assert address in row.inner_text(), row.inner_text()
     page.locator(f"a.row[data-submission='{notice_id}']").wait_for()
     screenshot(page, "supervisor-deadlines")
 
@@ -235,3 +239,26 @@ def test_supervisor_records_a_paper_document_the_report_still_needs(live_server,
     assert "Final report accepted." in page.locator("main .banner.ok").inner_text()
     assert client.get(f"/api/v1/final-reports/{report_id}", headers=sup).get_json()["status"] == "accepted"
     release_db()
+
+
+def test_no_phase_completion_is_offered_once_the_certificate_closed_the_permit(live_server, new_context, factory, client):
+    """The server refuses a phase completion on a closed permit, so the app does not offer it."""
+    closeout = Closeout(factory, client)
+    supervisor, sup = factory.as_role("supervisor")
+    ldp = closeout.permit("permit", status="closed")
+    phase = closeout.phase(ldp, 1)
+    bond = client.post("/api/v1/bonds", headers=sup, json={"permit_id": ldp.id, "form": "cash", "amount": "30000.00",
+                                                           "phases": [{"phase_id": phase.id, "amount": "12500.00"}]})
+    assert bond.status_code == 201, bond.get_json()
+    refused = client.post(f"/api/v1/permits/{ldp.id}/phases/{phase.id}/completion", headers=sup,
+                          json={"completed_on": local_today().isoformat(), "in_compliance": True})
+    assert refused.status_code == 409, refused.get_json()
+    bond_id, permit_id, email = bond.get_json()["id"], ldp.id, supervisor.email
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, email)
+    page.evaluate(f"() => {{ location.hash = '#/closeout/{permit_id}'; }}")
+    card = page.locator(f"[data-bond='{bond_id}']")
+    card.wait_for()
+    assert "Not complete" in card.inner_text()
+    assert card.get_by_role("button", name="Record phase 1 complete").count() == 0

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 
-from .helpers import Network, release_db, sign_in, wait_for_service_worker
+from playwright.sync_api import expect
+
+from .helpers import Network, release_db, sign_in, wait_for_service_worker, wait_synced
 
 
 def test_offline_reload_from_service_worker_cache(live_server, new_context, factory):
@@ -26,3 +28,24 @@ def test_offline_reload_from_service_worker_cache(live_server, new_context, fact
     assert page.locator("h1").first.inner_text() == "Sites"
     assert page.locator("[data-test=net]").inner_text().startswith("Offline")
     assert not [e for e in errors if "Failed to load resource" not in e], errors
+
+
+def test_the_bar_says_the_office_server_is_not_reached_while_the_device_is_online(live_server, new_context, factory):
+    email = factory.user("inspector", name="Ines Inspector").email
+    release_db()
+    context = new_context()
+    page = context.new_page()
+    sign_in(page, live_server.url, email)
+    wait_synced(page)
+    net = page.locator("[data-test=net]")
+    assert net.inner_text() == "Online"
+
+    def down(route):  # the server is gone; the device's own network is up
+        route.abort("connectionrefused")
+    page.route(live_server.url + "/api/**", down)
+    page.get_by_role("button", name="Sync now").click()
+    page.locator("[data-test=net]:has-text('Office server not reached')").wait_for()
+    assert "Online" not in net.inner_text()
+    page.unroute(live_server.url + "/api/**", down)
+    page.get_by_role("button", name="Sync now").click()
+    expect(net).to_have_text("Online")

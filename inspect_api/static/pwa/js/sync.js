@@ -13,7 +13,7 @@ import * as store from "./store.js";
 import { uploadPhoto } from "./upload.js";
 import { pullProgress } from "./sync_progress.js";
 
-const state = { running: false, progress: "", error: "", lastSync: null, received: 0, firstSync: false, counts: { pending: 0, photos: 0, problems: 0 } };
+const state = { running: false, progress: "", error: "", unreachable: false, lastSync: null, received: 0, firstSync: false, counts: { pending: 0, photos: 0, problems: 0 } };
 const listeners = new Set();
 let running = null;
 
@@ -73,9 +73,11 @@ async function run(reason) {
     const now = new Date().toISOString();
     await meta.set("last_sync", now);
     await refreshCounts();
-    emit({ error: "" });
+    emit({ error: "", unreachable: false });
   } catch (err) {
-    emit({ error: plain(err) });
+    // The device may be online while the office server is not (down, or a proxy answering 502-504):
+    // the bar then says so rather than "Online".
+    emit({ error: plain(err), unreachable: Boolean(err.offline || [502, 503, 504].includes(err.status)) });
   } finally {
     emit({ running: false, progress: "", firstSync: false });
     await refreshCounts();

@@ -71,7 +71,8 @@ export async function deadlinesScreen(main) {
         h("span.title", rec.photo_ids ? "Completion notice accepted" : "Final report accepted", h("small", `Accepted ${fmtDate((rec.review || {}).reviewed_at)}`)),
         h("span.meta", h("span.chip.warn", "No certificate yet"))))))) : null,
     due.length ? h("ul.plain.card", due.map((d) => h("li", h("a.row", { href: `#/closeout/${d.permit_id}`, dataset: { deadline: d.record_id } },
-      h("span.title", `${KINDS[d.kind] || label(d.kind)} · ${d.permit_number || "Permit"}`, h("small", deadlineWords(d))),
+      h("span.title", [KINDS[d.kind] || label(d.kind), d.site_address, d.permit_number || (d.permit_id ? "application not yet numbered" : null)].filter(Boolean).join(" · "),
+        h("small", deadlineWords(d))),
       h("span.meta", d.overdue ? h("span.chip.bad", `Overdue since ${fmtDate(d.due_on)}`) : h("span.chip.warn", `${d.kind === "bond_phase_release" ? "Waiting since" : "Due"} ${fmtDate(d.due_on)}`))))))
       : h("p.card.muted", `Nothing is due in the next ${DAYS_AHEAD} days.`));
 }
@@ -203,6 +204,10 @@ function phaseName(p) {
   return p.phase_name && p.phase_name !== n ? `${n} — ${p.phase_name}` : n;
 }
 
+// A phase is recorded complete while the work is on (parts.complete_phase): not before it commenced,
+// not once the certificate closed the permit (what remains is then released whole, R-D3).
+const PHASES_OPEN = ["active", "work_complete"];
+
 const FORMS = { surety_bond: "Surety bond", letter_of_credit: "Letter of credit", cash: "Cash", other: "Other security" };
 
 // R-D2: a phase is released once recorded complete in compliance; recording it is the first step.
@@ -258,7 +263,8 @@ function bondCard(bond, run, permit, waits) {
         : h("div.actions", h("button.primary", { type: "button",
           onclick: release({ kind: "partial", phase_id: p.phase_id }, { amount: p.amount, what: phaseName(p) }) },
         `Release phase ${p.phase_number || ""}`))) : null,
-      !p.released && !p.completed_on && bond.status !== "released" ? phaseCompletion(permit.id, p, run) : null))) : null,
+      !p.released && !p.completed_on && bond.status !== "released" ? (PHASES_OPEN.includes(permit.status) ? phaseCompletion(permit.id, p, run)
+        : permit.status === "issued" ? h("p.hint", "A phase is recorded complete once work has commenced.") : null) : null))) : null,
     bond.status !== "released" && waits ? [h("p.hint", { id: `why-full-${bond.id}` }, waits),
       h("div.actions", h("button", { type: "button", disabled: true, "aria-describedby": `why-full-${bond.id}` }, "Full release"))] : null,
     bond.status !== "released" && !waits ? h("div.actions", h("button", { type: "button",

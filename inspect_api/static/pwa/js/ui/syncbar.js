@@ -22,8 +22,9 @@ function draw(state = last) {
   const waiting = c.pending ? `${c.pending} waiting to send${c.photos ? ` (${plural(c.photos, "photo")})` : ""}`
     : c.problems ? "Nothing else to send" : "Everything sent";
   mount(bar,
-    online ? h("span.net", { "data-test": "net" }, h("span.word", "Online"))
-      : h("span.net.offline", { "data-test": "net" }, "Offline: work stays on this device"),
+    !online ? h("span.net.offline", { "data-test": "net" }, "Offline: work stays on this device")
+      : state.unreachable ? h("span.net.offline", { "data-test": "net" }, "Office server not reached: work stays on this device")
+        : h("span.net", { "data-test": "net" }, h("span.word", "Online")),
     h("span.pending", { "data-test": "pending" }, waiting),
     h("span.last", { "data-test": "last-sync" }, state.lastSync ? `Synced ${ago(state.lastSync)}` : "Not synced yet"),
     state.progress ? h("span.progress", { "data-test": "progress" }, state.progress) : null,
