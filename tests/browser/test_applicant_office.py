@@ -29,7 +29,7 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     page.get_by_label("E-mail").fill("robin.mendes@example.org")
     page.get_by_label("Password", exact=True).fill("short")
     page.get_by_role("button", name="Create account").click()
-    assert "at least 10 characters" in page.inner_text("main")
+    assert "at least 12 characters" in page.inner_text("main")
     assert_accessible(page, "sign-up with an error")
     screenshot(page, "applicant-sign-up", sizes=("phone", "tablet"))
     page.get_by_label("Password", exact=True).fill("a long passphrase 7")

@@ -17,7 +17,9 @@ import { findingOverdue, orderStatus } from "../rules/town.js";
 const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
 
 // What the applicant has to do next (R-C2, R-F1, R-F2), with its date where the bylaw sets one.
-export function dueItems(permit, notices, findings, orders) {
+// `reports`: the permit's final reports as the office server has them (read online; null offline, when
+// the report's state is not known and the bylaw's deadline is shown as it stands).
+export function dueItems(permit, notices, findings, orders, reports = null) {
   const due = [];
   const level = permit.review_level;
   const s = permit.status;
@@ -36,13 +38,26 @@ export function dueItems(permit, notices, findings, orders) {
   }
   if (s === "active") due.push({ text: "Keep the erosion controls working; tell the office when the work is complete." });
   if (s === "work_complete" && level === "land_disturbance_permit" && permit.work_completed_on) {
-    due.push({ text: "Final report with the stamped as-built plan (R-F2).", on: addYears(permit.work_completed_on, 2) });
+    const report = (reports || []).find((x) => x.permit_id === permit.id);
+    const on = addYears(permit.work_completed_on, 2);
+    if (report && report.status === "submitted") due.push({ text: `Your final report was submitted on ${fmtDate(report.submitted_at)}: the Stormwater Authority is reviewing it.` });
+    else if (report && report.status === "returned") due.push({ text: "Your final report was returned: correct it and submit it again (R-F2).", on });
+    else if (!report || report.status !== "accepted") due.push({ text: "Final report with the stamped as-built plan (R-F2).", on });
   }
   for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: findingOverdue(f) });
   for (const o of orders.filter((x) => orderStatus(x) === "open" || orderStatus(x) === "overdue")) {
     due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: orderStatus(o) === "overdue" });
   }
-  return due;
+  // Soonest first (what is late before what is due), then what has no date.
+  return due.map((d, i) => [d, i]).sort(([a, i], [b, j]) => (a.on ? 0 : 1) - (b.on ? 0 : 1) || String(a.on || "").localeCompare(String(b.on || "")) || i - j)
+    .map(([d]) => d);
+}
+
+// The final reports of these permits, when one of them may have one and the office server answers.
+async function reportsFor(permits) {
+  if (!navigator.onLine || !permits.some((p) => p.review_level === "land_disturbance_permit" && p.status === "work_complete")) return null;
+  const one = permits.length === 1 ? `?permit_id=${encodeURIComponent(permits[0].id)}` : "";
+  try { return await listAll(`/api/v1/final-reports${one}`); } catch { return null; }
 }
 
 function dueList(items) {
@@ -60,10 +75,11 @@ async function related(permitId) {
 export async function applicantScreen(main) {
   const draw = async () => {
     const permits = (await store.allPermits()).sort((a, b) => String(b.updated_at || "").localeCompare(String(a.updated_at || "")));
+    const reports = await reportsFor(permits);
     const cards = [];
     for (const p of permits) {
       const r = await related(p.id);
-      const due = dueItems(p, r.notices, r.findings, r.orders);
+      const due = dueItems(p, r.notices, r.findings, r.orders, reports);
       cards.push(h("li", h("a.row", { href: `#/permit/${p.id}`, dataset: { permit: p.id } },
         h("span.title", (p.site || {}).address || "Application", h("small", [p.number || "No number yet", levelText(p) || ""].join(" · "))),
         h("span.meta", statusChip(p.status), pendingChip(p))),
@@ -115,6 +131,7 @@ export async function permitScreen(main, { id }) {
     const permit = await store.getPermit(id);
     if (!permit) { mount(main, h("h1", "Not on this device"), h("a", { href: "#/permits" }, "My permits")); return; }
     const r = await related(id);
+    const reports = await reportsFor([permit]);
     const det = permit.determination || {};
     const site = permit.site || {};
     const notice = r.notices[0];
@@ -146,7 +163,7 @@ export async function permitScreen(main, { id }) {
           moves.length ? h("div.actions", moves) : null,
           permit.status === "draft" && permit.review_level !== "not_covered" && missing.length
             ? h("p.banner.warn", { id: "submit-needs", "data-test": "submit-needs" }, `Before you can submit: attach the ${missing.map((k) => DOCUMENT_KINDS[k]).join(" and the ")} (${LEVEL_TEXT[permit.review_level]}).`) : null),
-        h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders)))),
+        h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders, reports)))),
       closeout ? h("section.card", h("h2", "Completion notice"),
         notice ? h("p", statusChip(notice.status), " ", pendingChip(notice), ` ${notice.photo_ids.length} photo(s); sent ${fmtDate(notice.submitted_at || notice.device_created_at)}.`)
           : h("p.muted", "None yet."),

@@ -5,7 +5,7 @@ import { h, mount, field, select, uuid, nowIso } from "../dom.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { api } from "../api.js";
-import { bestFix } from "../geo.js";
+import { bestFix, onFix } from "../geo.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { determine, LEVEL_TEXT, LUHPPL_KINDS, LUHPPL_LABELS } from "../rules/determination.js";
@@ -128,5 +128,10 @@ export async function applicationScreen(main, { id } = {}) {
           h("li", "A land use with higher potential pollutant loads: land disturbance permit at any size.")),
         h("p.hint", "Documents (the ESC plan; for a permit also the O&M plan) and exemption claims (bylaw §B) are added on the application's page once it is saved.")))));
   update();
-  return () => clearTimeout(serverTimer);
+  // The location watch starts as this screen opens, so the first fix usually arrives after it is drawn:
+  // it fills the site's coordinates while they are still empty (a typed or saved location stays).
+  const stopFix = onFix((p) => {
+    if (p && f.lat.value === "" && f.lon.value === "") { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); }
+  });
+  return () => { clearTimeout(serverTimer); stopFix(); };
 }
