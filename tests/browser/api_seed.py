@@ -105,3 +105,17 @@ def town_costs(client, sup, permit_id: str, monkeypatch, *, abated, received) ->
          "received_on": received.isoformat()}]})
     assert r.status_code == 200, r.get_json()
     return r.get_json()
+
+
+def inspected_field_day(factory, client, photos: list[bytes]):
+    """The field day (seed.field_day) with one inspection submitted by its inspector, on the owner's
+    consent, with `photos`: (people, the inspector's headers, the inspection)."""
+    from inspect_api.auth.models import User
+    from inspect_api.extensions import db
+
+    from .seed import field_day
+    people = field_day(factory)
+    headers = factory.headers(db.session.get(User, people.inspector_id))
+    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
+    ea = entry_authorization(client, headers, people.site_id)
+    return people, headers, submitted_inspection(client, headers, people.site_id, ea["id"], template, photos)

@@ -2,23 +2,15 @@
 comments; the inspector's device shows the comment."""
 from __future__ import annotations
 
-from inspect_api.auth.models import User
-from inspect_api.extensions import db
-
-from .api_seed import entry_authorization, submitted_inspection
+from .api_seed import inspected_field_day
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
 from .helpers import confirm, release_db, sign_in, wait_for_service_worker, wait_synced
-from .seed import SITE, field_day
+from .seed import SITE
 
 
 def test_review_with_site_map_and_return(live_server, new_context, factory, client, screenshot):
-    people = field_day(factory)
-    inspector = db.session.get(User, people.inspector_id)
-    headers = factory.headers(inspector)
-    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
-    ea = entry_authorization(client, headers, people.site_id)
     photos = [camera_jpeg(SITE["lat"] + 0.0003, SITE["lon"] - 0.0004, seed=3), camera_jpeg(SITE["lat"] - 0.0002, SITE["lon"] + 0.0005, seed=4)]
-    inspection = submitted_inspection(client, headers, people.site_id, ea["id"], template, photos)
+    people, headers, inspection = inspected_field_day(factory, client, photos)
     release_db()
 
     context = new_context(TABLET_LANDSCAPE)
@@ -64,13 +56,8 @@ def test_review_with_site_map_and_return(live_server, new_context, factory, clie
 
 
 def test_approving_an_inspection_asks_once_and_says_what_follows(live_server, new_context, factory, client):
-    people = field_day(factory)
-    inspector = db.session.get(User, people.inspector_id)
-    headers = factory.headers(inspector)
-    template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
-    ea = entry_authorization(client, headers, people.site_id)
-    inspection = submitted_inspection(client, headers, people.site_id, ea["id"], template,
-                                      [camera_jpeg(SITE["lat"] + 0.0003, SITE["lon"] - 0.0004, seed=7)])
+    people, headers, inspection = inspected_field_day(
+        factory, client, [camera_jpeg(SITE["lat"] + 0.0003, SITE["lon"] - 0.0004, seed=7)])
     release_db()
 
     page = new_context(TABLET_LANDSCAPE).new_page()
