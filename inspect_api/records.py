@@ -53,11 +53,15 @@ def if_match_parameter(*, body: bool = True) -> dict[str, Any]:
                            "whatever version is current." + either}
 
 
-def versioned(blp, *, required: bool = True, body: bool = True):
-    """Publish what expected_version() enforces on an operation: the If-Match header, and when the
-    version is required, the 428 answered without it (and without `version` in the body)."""
+def versioned(blp, *, required: bool = True, body: bool = True, conflict: bool = True):
+    """Publish what expected_version() enforces on an operation: the If-Match header, the 409 of a stale
+    version, and when the version is required, the 428 answered without it (and without `version` in
+    the body)."""
     def decorate(func):
         func = blp.doc(parameters=[if_match_parameter(body=body)])(func)
+        if conflict:  # False where the operation describes its 409s itself (version_conflict among them)
+            func = blp.alt_response(409, schema=ErrorSchema, description="version_conflict: the record is at "
+                                    "another version than the one sent; errors.current holds it")(func)
         if required:
             what = "If-Match or `version` in the body" if body else "If-Match"
             func = blp.alt_response(428, schema=ErrorSchema,

@@ -51,6 +51,8 @@ def login(body):
 @blp.arguments(RegisterSchema)
 @blp.doc(security=[])
 @blp.response(201, UserSchema)
+@blp.alt_response(409, description="email_taken: an account with this e-mail already exists")
+@blp.alt_response(429, description="Too many sign-ups from this address; wait `Retry-After` seconds")
 def register(body):
     """Sign up as an applicant (other roles are created by an admin)"""
     return services.create_user(body["email"], body["password"], body["name"], "applicant")
@@ -106,6 +108,7 @@ class Users(MethodView):
     @roles_required("admin")
     @blp.arguments(CreateUserSchema)
     @blp.response(201, UserSchema)
+    @blp.alt_response(409, description="email_taken: an account with this e-mail already exists")
     def post(self, body):
         """Create a user of any role (admin)"""
         return services.create_user(body["email"], body["password"], body["name"], body["role"], actor=current_user)

@@ -48,7 +48,7 @@ class BondItem(MethodView):
     @blp.response(200, BondSchema)
     @blp.alt_response(409, description="`version_conflict`, `amount_below_released`, `release_reaches_amount` "
                                        "(down to what was released, before R-D3 holds) or `phase_already_released`")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, bond_id):
         """Correct a bond (If-Match or version); never below what was released (supervisor)"""
         bond = services.get_bond(current_user, bond_id)

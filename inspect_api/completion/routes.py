@@ -54,7 +54,7 @@ class NoticeItem(MethodView):
     @blp.arguments(CompletionNoticeUpdateSchema)
     @blp.response(200, CompletionNoticeSchema)
     @blp.alt_response(409, description="`version_conflict` (current record in errors.current) or `record_locked`")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, notice_id):
         """Correct a submitted or returned notice (If-Match or version); a returned one is submitted again"""
         notice = services.get_completion_notice(current_user, notice_id)

@@ -53,7 +53,7 @@ class ReportItem(MethodView):
     @blp.arguments(FinalReportUpdateSchema)
     @blp.response(200, FinalReportSchema)
     @blp.alt_response(409, description="`version_conflict` or `record_locked` (submitted or accepted)")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, report_id):
         """Edit a draft or returned final report (If-Match or version)"""
         report = reports.get_final_report(current_user, report_id)

@@ -55,7 +55,7 @@ class OrderItem(MethodView):
     @blp.arguments(OrderUpdateSchema)
     @blp.response(200, OrderSchema)
     @blp.alt_response(409, description="`version_conflict` (current order in errors.current) or `record_locked`")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, order_id):
         """Amend an order: deadline, service, requirements, notes (supervisor; If-Match or version)"""
         order = services.get_order(current_user, order_id)
@@ -67,7 +67,7 @@ class OrderItem(MethodView):
 @blp.arguments(OrderStatusSchema)
 @blp.response(200, OrderSchema)
 @blp.alt_response(409, description="`invalid_transition`, e.g. town_performed before the deadline passed")
-@versioned(blp, required=False)
+@versioned(blp, required=False, conflict=False)
 def order_status(body, order_id):
     """Move an order to complied, town_performed or closed, with a note (supervisor)"""
     order = services.get_order(current_user, order_id)

@@ -51,7 +51,7 @@ class CostRecoveryItem(MethodView):
     @blp.arguments(CostRecoveryUpdateSchema)
     @blp.response(200, CostRecoverySchema)
     @blp.alt_response(409, description="`version_conflict` or `notice_already_sent` (costs are fixed once notified)")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, record_id):
         """Record the notice (sent, received), a final court decision, notes; costs until notified (supervisor)"""
         record = costs.get_cost_recovery(current_user, record_id)

@@ -49,7 +49,7 @@ class ViolationItem(MethodView):
     @blp.arguments(ViolationUpdateSchema)
     @blp.response(200, ViolationSchema)
     @blp.alt_response(409, description="`version_conflict`")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, violation_id):
         """Extend or end the days, add evidence, note a referral for injunctive relief or a court case (supervisor)"""
         record = penalties.get_violation(current_user, violation_id)

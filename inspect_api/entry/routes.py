@@ -50,7 +50,7 @@ class EntryAuthorizationItem(MethodView):
     @blp.arguments(EntryAuthorizationUpdateSchema)
     @blp.response(200, EntryAuthorizationSchema)
     @blp.alt_response(409, description="Stale version, revoked, or the change would strand records made under it")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, record_id):
         """Correct a site-entry authorization (If-Match or version required)"""
         record = services.get_entry_authorization(current_user, record_id)
@@ -63,7 +63,7 @@ class EntryAuthorizationRevoke(MethodView):
     @blp.arguments(EntryRevokeSchema)
     @blp.response(200, EntryAuthorizationSchema)
     @blp.alt_response(409, description="Already revoked, or revocation time earlier than records made under it")
-    @versioned(blp, required=False)
+    @versioned(blp, required=False, conflict=False)
     def post(self, body, record_id):
         """Revoke: the authorization covers nothing from revoked_at on; earlier records stay valid (R-E3)"""
         record = services.get_entry_authorization(current_user, record_id)

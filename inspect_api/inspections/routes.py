@@ -54,7 +54,7 @@ class InspectionItem(MethodView):
     @blp.arguments(InspectionUpdateSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="version_conflict, record_locked (submitted or approved), entry_not_authorized")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, record_id):
         """Edit a draft or returned inspection (If-Match or version required)"""
         record = services.get_inspection(current_user, record_id)
@@ -75,7 +75,7 @@ class InspectionSubmit(MethodView):
     @blp.arguments(InspectionSubmitSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="record_locked (approved) or invalid_transition (already submitted)")
-    @versioned(blp, required=False)
+    @versioned(blp, required=False, conflict=False)
     def post(self, body, record_id):
         """Submit for review; each deficient item becomes exactly one finding (R-I3, R-I4)"""
         record = services.get_inspection(current_user, record_id)
@@ -88,7 +88,7 @@ class InspectionReview(MethodView):
     @blp.arguments(InspectionReviewSchema)
     @blp.response(200, InspectionSchema)
     @blp.alt_response(409, description="Not submitted, or already approved (record_locked)")
-    @versioned(blp, required=False)
+    @versioned(blp, required=False, conflict=False)
     def post(self, body, record_id):
         """Approve, or return with comments (supervisor, R-I5); approval closes verified findings"""
         record = services.get_inspection(current_user, record_id)

@@ -67,7 +67,7 @@ class PermitItem(MethodView):
     @blp.arguments(PermitUpdateSchema)
     @blp.response(200, PermitSchema)
     @blp.alt_response(409, description="version_conflict (current record in errors.current) or permit_locked")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, permit_id):
         """Edit an application (If-Match: version); inputs changed recompute the determination (R-A5)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)
@@ -87,7 +87,7 @@ class PermitTransitions(MethodView):
                                        "approval_lapsed, security_required: work may not commence yet")
     @blp.alt_response(422, description="before_approval (`errors.on`): work is not recorded as commenced on a "
                                        "day before the approval or permit (R-A6)")
-    @versioned(blp, required=False)
+    @versioned(blp, required=False, conflict=False)
     def post(self, body, permit_id):
         """Move the permit along the status flow of R-C2 (submit, review, decide, commence, complete)"""
         permit = services.get_permit(current_user, permit_id, for_update=True)

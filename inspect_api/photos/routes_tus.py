@@ -35,13 +35,24 @@ def _h(name: str, description: str, required: bool = True, **schema) -> dict:
             "description": description}
 
 
+# tus 1.0 Upload-Metadata: `key base64value` pairs (a key may come alone), comma-separated
+_PAIR = r"[A-Za-z0-9_.-]{1,64}(?: [A-Za-z0-9+/]*={0,2})?"
+METADATA_PATTERN = rf"^ *{_PAIR} *(?:, *{_PAIR} *)*$"
 TUS_RESUMABLE = _h("Tus-Resumable", "Always 1.0.0; any other value or none is 412.", enum=[tus.TUS_VERSION])
 POST_DOC = {"parameters": [TUS_RESUMABLE,
                            _h("Upload-Length", "Total bytes, 1 to Tus-Max-Size (MAX_UPLOAD_BYTES), decimal digits "
                               "only; 0 is 422 image_invalid, more than the limit 413.", pattern=r"^[0-9]{1,19}$"),
                            _h("Upload-Metadata", "Comma-separated `key base64(value)` pairs: photo_id, permit_id, "
                               "sha256 (hex of the whole file), content_type (or filetype) required; parent_type, "
-                              "parent_id, captured_at, device_lat, device_lon, device_accuracy_m optional.")]}
+                              "parent_id, captured_at, device_lat, device_lon, device_accuracy_m optional. A pair "
+                              "that is not `key base64` is 400; a value missing or not valid, 422.",
+                              pattern=METADATA_PATTERN)],
+            "responses": {
+                "400": {"description": "bad_request: Upload-Length or Upload-Metadata not as tus 1.0 writes them, "
+                                       "or Upload-Defer-Length"},
+                "409": {"description": "The photo id is taken by other bytes, or its parent is locked (record_locked)"},
+                "413": {"description": "payload_too_large: Upload-Length over MAX_UPLOAD_BYTES"},
+                "422": {"description": "validation_error (metadata missing or not valid) or image_invalid (empty)"}}}
 HEAD_DOC = {"parameters": [TUS_RESUMABLE], "responses": {"200": {
     "description": "Upload-Offset (bytes held), Upload-Length, Upload-Expires; once finished also Photo-Id."}}}
 PATCH_DOC = {

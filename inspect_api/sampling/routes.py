@@ -49,7 +49,7 @@ class SampleItem(MethodView):
     @blp.arguments(SampleUpdateSchema)
     @blp.response(200, SampleSchema)
     @blp.alt_response(409, description="version_conflict (errors.current holds the record) or entry_not_authorized")
-    @versioned(blp)
+    @versioned(blp, conflict=False)
     def patch(self, body, sample_id):
         """Change a sample (e.g. add lab results); exceedances and their findings follow the new values"""
         record = services.get_sample(current_user, sample_id)

@@ -87,7 +87,7 @@ class ConflictResolve(MethodView):
     @blp.arguments(ResolveSchema)
     @blp.response(200, ConflictSchema)
     @blp.alt_response(409, description="version_conflict (the record moved again) or conflict_resolved")
-    @versioned(blp, required=False)
+    @versioned(blp, required=False, conflict=False)
     def post(self, body, conflict_id):
         """Resolve a conflict: keep_server, take_device, or merge (with the merged fields in data)"""
         return conflicts.resolve_conflict(current_user, conflicts.get_conflict(current_user, conflict_id), body)

@@ -138,6 +138,7 @@ def test_every_edit_that_needs_a_version_declares_if_match_and_its_428(spec):
         assert header is not None and header["required"] is False, (method, path)
         assert all(re.fullmatch(header["schema"]["pattern"], v) for v in ("3", '"3"', 'W/"3"', "*")), header
         assert not any(re.fullmatch(header["schema"]["pattern"], v) for v in ("+3", "3.0", "three", "")), header
+        assert "409" in operation["responses"], (method, path)  # a stale version: version_conflict
         refusal = operation["responses"].get("428")
         assert refusal and refusal["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
         assert "If-Match" in refusal["description"], (method, path)
