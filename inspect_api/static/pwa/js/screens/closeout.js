@@ -8,6 +8,7 @@ import { api, raw, listAll, plain } from "../api.js";
 import { paperDocuments, reportContent } from "../ui/report_review.js";
 import { ORDER_KINDS, ordersCard } from "../ui/orders.js";
 import { citationsCard } from "../ui/citations.js";
+import { decisionRunner } from "../ui/office.js";
 
 const NEEDS_CONNECTION = "Close-out and deadlines need a connection to the office server. Connect, then open this screen again.";
 const KINDS = {
@@ -93,22 +94,6 @@ async function loadPermit(id) {
     listAll(`/api/v1/citations?permit_id=${id}`)]);
   return { permit, notices, reports, certificate: certificates[0] || null, bonds, orders, costs, messages,
     photos: new Map(photos.map((p) => [p.id, p])), findings, violations, citations };
-}
-
-// Runs one decision; shows the server's reason when refused, otherwise redraws the panel and says
-// what happened (`done`).
-function action(message, redraw) {
-  return async (button, call, done) => {
-    button.disabled = true;
-    try {
-      await call();
-      await redraw();
-      if (done) mount(message, banner("ok", done));
-    } catch (err) {
-      button.disabled = false;
-      mount(message, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
-    }
-  };
 }
 
 // What the supervisor decides on: the notice's photos with where they were taken, the report's
@@ -283,7 +268,7 @@ export async function closeoutScreen(main, { id }) {
       return;
     }
     mount(message);
-    const run = action(message, draw);
+    const run = decisionRunner(message, draw, NEEDS_CONNECTION);
     const { permit } = data;
     mount(main, h("p.backs", h("a.back", { href: `#/site/${permit.id}` }, "← Site"), h("a.back", { href: "#/deadlines" }, "← Deadlines")),
       h("div.split", h("h1", `Close-out — ${permit.number || "Permit"}`), h("span.chip.info", label(permit.status))),

@@ -4,24 +4,12 @@
 // lien with its certificate for the Collector. Every figure is the office server's; these are office
 // decisions, taken online only.
 import { h, mount, field, banner, label, fmtDate, money, confirmAction, select } from "../dom.js";
-import { api, raw, plain } from "../api.js";
-import { NEEDS_CONNECTION, costChip, townToday, ROLE, METHOD, balanceCard, itemsCard, decisionCard } from "../ui/costs.js";
+import { api, plain } from "../api.js";
+import { fetchedLink } from "../ui/files.js";
+import { decisionRunner } from "../ui/office.js";
+import { NEEDS_CONNECTION, costChip, townToday, ROLE, METHOD_CHOICES, DOLLARS, balanceCard, itemsCard, decisionCard } from "../ui/costs.js";
 
-const METHODS = Object.entries(METHOD).map(([value, words]) => [value, words.replace(/^by /, "").replace(/^./, (c) => c.toUpperCase())]);
 const DECISIONS = [["affirm", "Uphold the costs"], ["reduce", "Reduce the costs"], ["void", "Cancel the costs"]];
-
-// A PDF the API serves only with the sign-in token: fetched here and offered as a local file.
-function pdfLink(url, text, filename, urls, data = {}) {
-  const link = h("a.button", { "aria-disabled": "true", dataset: data }, text);
-  raw(url).then((r) => r.blob()).then((blob) => {
-    const objectUrl = URL.createObjectURL(blob);
-    urls.push(objectUrl);
-    link.href = objectUrl;
-    link.download = filename;
-    link.removeAttribute("aria-disabled");
-  }).catch((err) => { link.textContent = `${text}: ${err.offline ? "needs a connection" : plain(err)}`; });
-  return link;
-}
 
 // The notice of costs to each violator and owner named on the permit (and any recipient entered by
 // name before): one form, saved as the whole list the server keeps (R-O3).
@@ -32,7 +20,7 @@ function noticesCard(record, permit, run) {
   const rows = [...parties.map((p) => ({ party: p, notice: byParty.get(p.id) || null })), ...others.map((n) => ({ party: null, notice: n }))]
     .map((row) => {
       const n = row.notice || {};
-      return { ...row, method: select([["", "Not sent yet"], ...METHODS], n.method || "", { name: "method" }),
+      return { ...row, method: select([["", "Not sent yet"], ...METHOD_CHOICES], n.method || "", { name: "method" }),
         sent: h("input", { type: "date", name: "sent_on", value: n.sent_on || "", max: townToday() }),
         received: h("input", { type: "date", name: "received_on", value: n.received_on || "", max: townToday() }) };
     });
@@ -77,7 +65,7 @@ function protestCard(record, run) {
     event.preventDefault();
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     const reduce = decision.value === "reduce";
-    if (reduce && !/^\d+(\.\d{1,2})?$/.test(amount.value.trim())) { mount(local, banner("error", "Give the reduced amount in dollars, e.g. 450.00.")); return; }
+    if (reduce && !DOLLARS.test(amount.value.trim())) { mount(local, banner("error", "Give the reduced amount in dollars, e.g. 450.00.")); return; }
     if (!reason.value.trim()) { mount(local, banner("error", "Give the reason for the decision: it is sent with it.")); return; }
     const words = DECISIONS.find((d) => d[0] === decision.value)[1].toLowerCase();
     const ok = await confirmAction({ title: "Decide the protest?", confirm: "Decide",
@@ -107,7 +95,7 @@ function paymentForm(record, st, run) {
   const record_ = async (event) => {
     event.preventDefault();
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
-    if (!day.value || !/^\d+(\.\d{1,2})?$/.test(amount.value.trim())) { mount(local, banner("error", "Give the day and the amount paid, e.g. 250.00.")); return; }
+    if (!day.value || !DOLLARS.test(amount.value.trim())) { mount(local, banner("error", "Give the day and the amount paid, e.g. 250.00.")); return; }
     const ok = await confirmAction({ title: `Record ${money(amount.value.trim())} paid?`, confirm: "Record payment",
       body: [`Paid on ${fmtDate(day.value)}${reference.value.trim() ? ` (${reference.value.trim()})` : ""}. Payments are applied to interest first, then to the costs.`] });
     if (!ok) return;
@@ -127,20 +115,20 @@ function lienCard(record, st, urls) {
   if (st.status !== "lien" && !kept.length) return null;
   return h("section.card", { "data-test": "lien" }, h("h2", "Lien"),
     st.status === "lien" ? [h("p", `The unpaid costs became a lien on the property on ${fmtDate(st.lien_on)}: ${money(st.lien_amount)}.`),
-      h("div.actions", pdfLink(`/api/v1/cost-recoveries/${record.id}/lien-certificate.pdf`, "Lien certificate for the Collector (PDF)",
+      h("div.actions", fetchedLink(`/api/v1/cost-recoveries/${record.id}/lien-certificate.pdf`, "Lien certificate for the Collector (PDF)",
         `lien-${record.order_number || record.id}.pdf`, urls, { lienCertificate: "current" }))] : null,
     kept.length ? [h("h3", "Certificates produced"), h("ul.plain", kept.map((c) => h("li.item", { dataset: { keptCertificate: c.id } },
       h("div.split", h("span.label", `Lien of ${fmtDate(c.lien_on)} · ${money(c.lien_amount)}`),
         c.superseded ? h("span.chip.warn", "Superseded: the lien date moved") : h("span.chip.good", "Stands")),
       h("p.hint", `Produced ${fmtDate(c.produced_on)}`),
-      h("div.actions", pdfLink(c.pdf_url, "Open (PDF)", `lien-${fmtDate(c.lien_on)}.pdf`, urls))))) ] : null);
+      h("div.actions", fetchedLink(c.pdf_url, "Open (PDF)", `lien-${fmtDate(c.lien_on)}.pdf`, urls))))) ] : null);
 }
 
 export async function officeCostsScreen(main, { id, cid }) {
   const urls = [];
   const message = h("div", { "aria-live": "polite" });
   const back = h("p", h("a.back", { href: `#/closeout/${id}` }, "← Close-out"));
-  const draw = async (done) => {
+  const draw = async () => {
     if (!navigator.onLine) { mount(main, back, h("h1", "Town costs"), banner("warn", NEEDS_CONNECTION)); return; }
     let record, st, permit;
     try {
@@ -150,17 +138,7 @@ export async function officeCostsScreen(main, { id, cid }) {
       mount(main, back, h("h1", "Town costs"), banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
       return;
     }
-    mount(message, done ? banner("ok", done) : null);
-    const run = async (button, call, words) => {
-      button.disabled = true;
-      try {
-        await call();
-        await draw(words);
-      } catch (err) {
-        button.disabled = false;
-        mount(message, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
-      }
-    };
+    mount(message);
     mount(main, back,
       h("div.split", h("h1", `Town costs${record.order_number ? ` — order ${record.order_number}` : ""}`), costChip(record.status)),
       h("p.muted", [(permit.site || {}).address, permit.number, `work completed ${fmtDate(record.abatement_completed_on)}`].filter(Boolean).join(" · ")),
@@ -171,6 +149,7 @@ export async function officeCostsScreen(main, { id, cid }) {
       noticesCard(record, permit, run),
       lienCard(record, st, urls));
   };
+  const run = decisionRunner(message, draw, NEEDS_CONNECTION);
   mount(main, back, h("h1", "Town costs"), h("p.loading", "Loading…"));
   await draw();
   return () => urls.forEach((u) => URL.revokeObjectURL(u));

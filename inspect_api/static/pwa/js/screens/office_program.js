@@ -3,8 +3,8 @@
 // inspection; the MS4 annual report's figures for a period; and the exports for GIS and spreadsheets.
 // These read and change the office server's records, so the screen works online only.
 import { h, mount, field, banner, fmtDate, fmtTime, confirmAction, select, uuid } from "../dom.js";
-import { api, raw, listAll, plain } from "../api.js";
-import { fileChooser } from "../ui/files.js";
+import { api, listAll, plain } from "../api.js";
+import { fileChooser, saveFile } from "../ui/files.js";
 import { townToday } from "../ui/costs.js";
 
 const NEEDS_CONNECTION = "Storm events, reports and exports are read from the office server. Connect, then open this screen again.";
@@ -20,17 +20,6 @@ const EXPORTS = [
 // The local time a datetime-local input holds, sent with the device's offset: the server keeps the instant.
 function instant(value) {
   return new Date(value).toISOString();
-}
-
-// Hands a file the API serves only with the sign-in token to the browser as a download.
-async function download(url, filename, urls) {
-  const blob = await (await raw(url)).blob();
-  const objectUrl = URL.createObjectURL(blob);
-  urls.push(objectUrl);
-  const link = h("a", { href: objectUrl, download: filename, hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
 }
 
 function dueFromStorms(due) {
@@ -135,7 +124,7 @@ function reportsCard(urls) {
     const button = e.currentTarget;
     button.disabled = true;
     try {
-      await download(ranged ? `${url}?${range()}` : url, name, urls);
+      await saveFile(ranged ? `${url}?${range()}` : url, name);
       mount(exportLocal, banner("ok", `${words} downloaded.`));
     } catch (err) { mount(exportLocal, banner("error", err.offline ? NEEDS_CONNECTION : plain(err))); }
     button.disabled = false;

@@ -3,11 +3,11 @@
 // offense number and fine come from the Town's schedule, on the server); open its PDF; record its
 // delivery, which starts the 21 days to pay or ask for a hearing, and what became of it.
 import { h, mount, field, banner, label, fmtDate, money, confirmAction, select, uuid } from "../dom.js";
-import { api, raw, plain } from "../api.js";
-import { townToday, METHOD } from "./costs.js";
+import { api } from "../api.js";
+import { fetchedLink } from "./files.js";
+import { townToday, METHOD_CHOICES } from "./costs.js";
 
 const PROVISIONS = [["permit_condition", "A condition of the permit"], ["bylaw", "The bylaw"], ["esc_plan", "The ESC plan"], ["om_plan", "The O&M plan"]];
-const METHODS = Object.entries(METHOD).map(([value, words]) => [value, words.replace(/^by /, "").replace(/^./, (c) => c.toUpperCase())]);
 const DECIMAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function violationWords(v, conditions) {
@@ -16,18 +16,6 @@ function violationWords(v, conditions) {
     return c ? `Condition ${c.number}: ${c.text}` : "A permit condition";
   }
   return `${(PROVISIONS.find((p) => p[0] === v.provision_kind) || [0, label(v.provision_kind)])[1]}${v.provision ? `: ${v.provision}` : ""}`;
-}
-
-function pdfButton(citation, urls) {
-  const link = h("a.button", { "aria-disabled": "true", dataset: { citationPdf: citation.id } }, `Citation ${citation.number} (PDF)`);
-  raw(`/api/v1/citations/${citation.id}.pdf`).then((r) => r.blob()).then((blob) => {
-    const url = URL.createObjectURL(blob);
-    urls.push(url);
-    link.href = url;
-    link.download = `${citation.number}.pdf`;
-    link.removeAttribute("aria-disabled");
-  }).catch((err) => { link.textContent = `Citation ${citation.number}: ${plain(err)}`; });
-  return link;
 }
 
 function violationForm(data, run) {
@@ -63,7 +51,7 @@ function citationForm(data, violation, run) {
   const address = h("input", { type: "text", name: "violator_address", maxlength: 300, value: violator && violator.mailing_address ? violator.mailing_address : "" });
   const offense = h("input", { type: "date", name: "offense_on", value: townToday(), max: townToday() });
   const section = h("input", { type: "text", name: "bylaw_section", maxlength: 100, value: violation.provision_kind === "bylaw" && violation.provision ? violation.provision : "" });
-  const method = select([["", "Not delivered yet"], ...METHODS], "", { name: "delivery_method" });
+  const method = select([["", "Not delivered yet"], ...METHOD_CHOICES], "", { name: "delivery_method" });
   const delivered = h("input", { type: "date", name: "delivered_on", max: townToday() });
   const local = h("div", { "aria-live": "polite" });
   const write = async (event) => {
@@ -91,7 +79,7 @@ function citationForm(data, violation, run) {
 }
 
 function dispositionForm(citation, run) {
-  const method = select([["", "Not delivered yet"], ...METHODS], (citation.delivery || {}).method || "", { name: "delivery_method" });
+  const method = select([["", "Not delivered yet"], ...METHOD_CHOICES], (citation.delivery || {}).method || "", { name: "delivery_method" });
   const delivered = h("input", { type: "date", name: "delivered_on", value: (citation.delivery || {}).delivered_on || "", max: townToday() });
   const disposition = h("textarea", { rows: 2, name: "court_case_note" }, citation.court_case_note || "");
   const local = h("div", { "aria-live": "polite" });
@@ -123,7 +111,7 @@ export function citationsCard(data, run, urls) {
           h("p.hint", [`Offense on ${fmtDate(c.offense_on)} under ${c.bylaw_section}`,
             c.respond_by ? `to pay or ask for a hearing by ${fmtDate(c.respond_by)}` : "not delivered yet"].join(" · ")),
           c.court_case_note ? h("p", h("strong", "Disposition: "), c.court_case_note) : null,
-          h("div.actions", pdfButton(c, urls)), dispositionForm(c, run))),
+          h("div.actions", fetchedLink(`/api/v1/citations/${c.id}.pdf`, `Citation ${c.number} (PDF)`, `${c.number}.pdf`, urls, { citationPdf: c.id })), dispositionForm(c, run))),
         citationForm(data, v, run));
     })) : h("p.muted", "No violation recorded on this permit."),
     violationForm(data, run));

@@ -47,6 +47,10 @@ export const CATEGORY = { labor: "Labor", equipment: "Equipment", materials: "Ma
 export const DECISION = { affirm: "The Stormwater Authority upheld the costs", reduce: "The Stormwater Authority reduced the costs",
   void: "The Stormwater Authority cancelled the costs" };
 
+// The service methods as a form offers them ("Certified mail"), and an amount in dollars as typed.
+export const METHOD_CHOICES = Object.entries(METHOD).map(([value, words]) => [value, words.replace(/^by /, "").replace(/^./, (c) => c.toUpperCase())]);
+export const DOLLARS = /^\d+(\.\d{1,2})?$/;
+
 // What the Town did, item by item.
 export function itemsCard(record) {
   return h("section.card", { "data-test": "cost-items" }, h("h2", `The work: ${money(record.costs_total)}`),

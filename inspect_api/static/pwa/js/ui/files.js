@@ -18,6 +18,32 @@ export function fileWords(doc) {
   return [TYPE_WORDS[doc.content_type] || "File", sizeText(doc.bytes)].filter(Boolean).join(", ");
 }
 
+// Fetches `url` with the sign-in token and hands it to the browser as the file `filename`; the local
+// copy is let go a minute later.
+export async function saveFile(url, filename) {
+  const blob = await (await raw(url)).blob();
+  const href = URL.createObjectURL(blob);
+  const a = h("a", { href, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60000);
+}
+
+// A link to a small file the API serves only with the sign-in token (a PDF of a record): fetched as the
+// link is drawn and offered as a local file; `urls` collects the local copies for the screen to let go.
+export function fetchedLink(url, text, filename, urls, data = {}) {
+  const link = h("a.button", { "aria-disabled": "true", dataset: data }, text);
+  raw(url).then((r) => r.blob()).then((blob) => {
+    const objectUrl = URL.createObjectURL(blob);
+    urls.push(objectUrl);
+    link.href = objectUrl;
+    link.download = filename;
+    link.removeAttribute("aria-disabled");
+  }).catch((err) => { link.textContent = `${text}: ${err.offline ? "needs a connection" : plain(err)}`; });
+  return link;
+}
+
 // A button that downloads `doc` (with `url`, `filename`): "Open ESC plan.pdf".
 export function downloadButton(doc) {
   const note = h("span.hint", { "aria-live": "polite" });
@@ -26,13 +52,7 @@ export function downloadButton(doc) {
     button.disabled = true;
     mount(note, "Fetching…");
     try {
-      const blob = await (await raw(doc.url)).blob();
-      const href = URL.createObjectURL(blob);
-      const a = h("a", { href, download: doc.filename, hidden: true });
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(href), 60000);
+      await saveFile(doc.url, doc.filename);
       mount(note);
     } catch (err) {
       mount(note, `Could not fetch the file: ${plain(err)}`);

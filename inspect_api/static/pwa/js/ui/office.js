@@ -12,6 +12,22 @@ import { LEVEL_TEXT } from "../rules/determination.js";
 import * as store from "../store.js";
 import { statusChip, reasonInWords } from "./status.js";
 
+// Runs one office decision from `button`: shows the server's reason in `message` when refused (or
+// `offlineWords` without a connection), otherwise redraws and says what happened (`done`).
+export function decisionRunner(message, redraw, offlineWords) {
+  return async (button, call, done) => {
+    button.disabled = true;
+    try {
+      await call();
+      await redraw();
+      if (done) mount(message, banner("ok", done));
+    } catch (err) {
+      button.disabled = false;
+      mount(message, banner("error", err.offline ? offlineWords : plain(err)));
+    }
+  };
+}
+
 export async function refreshPermit(id) {
   const fresh = await api(`/api/v1/permits/${id}`);
   await store.saveServer("permit", { ...fresh, _server_version: fresh.version });

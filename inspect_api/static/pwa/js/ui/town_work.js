@@ -3,7 +3,7 @@
 // work and its cost items. Opening one leads to the office's costs screen.
 import { h, field, banner, mount, fmtDate, money, confirmAction, select, uuid } from "../dom.js";
 import { api } from "../api.js";
-import { costChip, townToday, CATEGORY } from "./costs.js";
+import { costChip, townToday, CATEGORY, DOLLARS } from "./costs.js";
 
 export function orderCosts(data, order, run) {
   const mine = data.costs.filter((c) => c.order_id === order.id);
@@ -33,7 +33,7 @@ export function orderCosts(data, order, run) {
     const problems = [];
     if (!completed.value) problems.push("Give the day the Town completed the work.");
     if (!rows.length) problems.push("Add at least one cost item.");
-    if (rows.some((r) => !r.description || !/^\d+(\.\d{1,2})?$/.test(r.amount))) problems.push("Each item needs what was done and its amount in dollars, e.g. 720.00.");
+    if (rows.some((r) => !r.description || !DOLLARS.test(r.amount))) problems.push("Each item needs what was done and its amount in dollars, e.g. 720.00.");
     if (problems.length) { mount(local, banner("error", problems.map((p) => h("p", p)))); return; }
     const total = rows.reduce((sum, r) => sum + Math.round(Number(r.amount) * 100), 0) / 100;
     const ok = await confirmAction({ title: "Record the Town's work?", confirm: "Record the work",
