@@ -3,6 +3,8 @@ button opens the picker, required fields are not red before they are touched, "s
 guaranteed" is explained, read-only screens say why, and records read in words, not codes."""
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 from inspect_api.auth.models import User
 from inspect_api.extensions import db
 
@@ -67,13 +69,35 @@ def test_photo_button_required_fields_storage_and_words(live_server, new_context
     page.get_by_role("button", name="Start inspection").click()
     page.locator("[data-item] button[data-answer=deficient]").first.click()
     button = page.locator("[data-item] .file-button").first
-    button.evaluate("e => e.scrollIntoView({block: 'center'})")  # clear of the sticky sync bar
     box = button.bounding_box()
     assert box["height"] >= 44 and box["width"] >= 44
-    for x, y in [(3, 3), (box["width"] - 3, box["height"] - 3), (box["width"] / 2, box["height"] - 2)]:
-        with page.expect_file_chooser(timeout=10000) as chooser:
-            page.mouse.click(box["x"] + x, box["y"] + y)
-        assert chooser.value.is_multiple()
+    # What a tap at a point reaches is the topmost element there: at every corner of the button that
+    # is the file input. Each point is read again just before it is checked, since the screen may still
+    # move under the button (the draft saved, the location found, the sync bar's message).
+    corner_point = """([dx, dy]) => {
+        const button = document.querySelector('[data-item] .file-button');
+        button.scrollIntoView({block: 'center'});  // clear of the sticky sync bar
+        const r = button.getBoundingClientRect();
+        const x = r.left + (dx < 0 ? r.width + dx : dx), y = r.top + (dy < 0 ? r.height + dy : dy);
+        const hit = document.elementFromPoint(x, y);
+        return hit && hit.matches('input[type=file]') && button.contains(hit) ? [x, y] : null;
+    }"""
+    corners = [(3, 3), (-3, 3), (3, -3), (-3, -3), (box["width"] / 2, -2)]
+    for c in corners:  # times out, naming the corner, where the input does not reach
+        page.wait_for_function(corner_point, arg=list(c), timeout=10000)
+    # And a real tap there opens the picker, for several photos. Chromium now and then drops the
+    # chooser a synthetic click asks for while the page is still painting (the event never comes), so
+    # a lost one is asked for again, a bounded number of times.
+    for attempt in range(3):
+        x, y = page.wait_for_function(corner_point, arg=list(corners[-2]), timeout=10000).json_value()
+        try:
+            with page.expect_file_chooser(timeout=5000) as chooser:
+                page.mouse.click(x, y)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+    assert chooser.value.is_multiple()
     assert "Entry by permit condition from Permit condition 4" in page.inner_text("main")
 
     # "Storage not guaranteed" leads to what it means and what to do.
