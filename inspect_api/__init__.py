@@ -19,9 +19,9 @@ from .records import RecordIdConverter
 # of the app: each has routes.py (`blueprints`, or one `blp`); those listed in MODEL_DOMAINS also have
 # models.py. A missing module is an installation error and stops the app at start-up.
 DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos", "sync",
-           "completion", "bonds", "enforcement", "agenda", "notifications", "reports", "exports", "web")
+           "completion", "bonds", "enforcement", "agenda", "public", "notifications", "reports", "exports", "web")
 MODEL_DOMAINS = ("auth", "permits", "entry", "checklists", "inspections", "sampling", "program", "photos",
-                 "sync", "completion", "bonds", "enforcement", "notifications")
+                 "sync", "completion", "bonds", "enforcement", "public", "notifications")
 
 
 def import_models() -> None:

@@ -170,6 +170,12 @@ class Config:
     # Written answers one order takes (each at most 4,000 characters): every device pulls an order
     # with all of them. One more is 409 too_many_responses.
     ORDER_RESPONSES_MAX = _int("ORDER_RESPONSES_MAX", 20)
+    # The public (README "The public"): reports one client (TRUSTED_PROXIES-aware address) may send;
+    # days after a report is closed that its author's contact details are kept; how long a public
+    # answer may be reused by browsers and caches between them and the app.
+    PUBLIC_REPORT_RATE_LIMIT = os.environ.get("PUBLIC_REPORT_RATE_LIMIT", "5 per hour;20 per day")
+    PUBLIC_REPORT_CONTACT_DAYS = _int("PUBLIC_REPORT_CONTACT_DAYS", 365)
+    PUBLIC_CACHE_SECONDS = _int("PUBLIC_CACHE_SECONDS", 300)
 
     # Notifications (README "Notifications"). SMTP_URL: smtp://user:pass@host:port (STARTTLS as SMTP_TLS
     # says: required|opportunistic|off, required when a user is given) or smtps://... (implicit TLS);

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from ..db import IdColumn, RecordMixin, UTCDateTime
 from ..extensions import db
 
-REQUEST_KINDS = ("post_installation", "final", "re_inspection")
+REQUEST_KINDS = ("post_installation", "final", "re_inspection", "complaint")
 STORM_SOURCES = ("manual", "noaa_cdo")
 
 
