@@ -227,6 +227,7 @@ TAGS: dict[str, tuple[str, ...]] = {
     "bonds": ("bonds",),
     "enforcement": ("orders", "cost_recovery", "penalties"),
     "agenda": ("agenda",),
+    "public": ("public_permits", "public_reports", "public_report_queue"),
     "notifications": ("notifications", "notification_preferences"),
     "reports": ("reports",),
     "exports": ("exports",),

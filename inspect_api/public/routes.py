@@ -1,7 +1,6 @@
-"""The public's API and the office's queue of reports (API.md "Public")."""
+"""The public's API and the office's queue of reports (API.md "Public"), and the public's pages.
+
+Each module below serves one part; `blueprints` is what create_app registers, in this order."""
 from __future__ import annotations
 
-from ..http import Blueprint
-
-blp = Blueprint("public", __name__, url_prefix="/api/v1",
-                description="The public, with no account: permit lookup and reports from residents")
+blueprints: list = []
