@@ -82,7 +82,7 @@ def create_app(config: Config | None = None) -> Flask:
     compress.init_app(app)  # before the HTTP policies: their after_request hooks must see plain JSON
     for domain in DOMAINS:
         routes = importlib.import_module(f"{__name__}.{domain}.routes")
-        for blueprint in getattr(routes, "blueprints", [routes.blp]):
+        for blueprint in routes.blueprints if hasattr(routes, "blueprints") else [routes.blp]:
             if getattr(blueprint, "_is_smorest", True) and hasattr(blueprint, "arguments"):
                 api.register_blueprint(blueprint)
             else:
