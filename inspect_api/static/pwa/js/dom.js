@@ -141,8 +141,14 @@ export function confirmAction({ title, body, confirm, danger = false }) {
   });
 }
 
+// Codes whose words are not the code with spaces: hyphenated kinds and the documents' own names.
+const WORDS = { pre_construction: "Pre-construction", post_installation: "Post-installation",
+  follow_up: "Follow-up", re_inspection: "Re-inspection", storm_event: "Storm event", as_built_plan: "As-built plan",
+  esc_plan: "ESC plan", om_plan: "O&M plan", om_documentation: "O&M records", n_a: "N/A" };
+
 export function label(key) {
-  return String(key || "").replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
+  const code = String(key || "");
+  return WORDS[code] || code.replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
 }
 
 export function plural(n, one, many = one + "s") {

@@ -1,7 +1,7 @@
 // The inspector's day: due and overdue inspections at the assigned sites, worked out on the device from
 // what the last sync brought (permits, inspections, findings, storm events, requests), ordered by due
 // time and then by distance from where the device is now. Works with no connection at all.
-import { h, mount } from "../dom.js";
+import { h, mount, label } from "../dom.js";
 import { meta } from "../db.js";
 import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem, startWatching, startWatchingIfAllowed, watching } from "../geo.js";
@@ -9,8 +9,6 @@ import { onSynced } from "../sync.js";
 import { siteLocation } from "../ui/location.js";
 import { dayList, due, isMissed, isOverdue, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
 
-const KIND_LABEL = { pre_construction: "Pre-construction", post_installation: "Post-installation", routine: "Routine",
-  storm_event: "Storm event", follow_up: "Follow-up", final: "Final" };
 const UPCOMING_DAYS = 7;
 
 function groupBy(list, key) {
@@ -43,7 +41,7 @@ function when(ms, tz) {
 function row(item, permit, tz) {
   const site = (permit && permit.site) || {};
   return h("li", h("a.row", { href: `#/site/${item.permit_id}`, dataset: { permit: item.permit_id, kind: item.kind } },
-    h("span.title", `${KIND_LABEL[item.kind] || item.kind} · ${site.address || "Site"}`,
+    h("span.title", `${label(item.kind)} · ${site.address || "Site"}`,
       h("small", [permit && permit.number, item.reason, item.note].filter(Boolean).join(" · "))),
     h("span.meta",
       item.overdue ? h("span.chip.bad", { "data-test": "overdue" }, "Overdue") : null,

@@ -8,6 +8,7 @@ import * as store from "../store.js";
 import { api, listAll, plain } from "../api.js";
 import { currentUser } from "../auth.js";
 import { syncNow, settleRecord, onSynced } from "../sync.js";
+import { navLabel } from "../ui/nav.js";
 
 const WHAT = { entry_authorization: "Entry authorization", inspection: "Inspection", sample: "Sample", finding: "Finding",
   completion_notice: "Completion notice", permit: "Application", photo: "Photo" };
@@ -223,7 +224,7 @@ export async function issuesScreen(main) {
     if (currentUser().role === "supervisor" && navigator.onLine) {
       server = await listAll("/api/v1/sync/conflicts?status=open").catch(() => []);
     }
-    mount(main, h("h1", "Sync issues"),
+    mount(main, h("h1", navLabel("#/issues") || "Sync issues"),
       list.length ? list.map(itemCard) : h("p.card", { "data-test": "no-issues" }, "Nothing needs your decision."),
       h("section.card", h("h2", "Waiting to be sent"),
         waiting.length ? h("ul", waiting.map((i) => h("li", `${WHAT[i.entity] || label(i.entity)}: ${i.label || waitingName(i)}`,

@@ -114,7 +114,7 @@ export async function siteScreen(main, { id }) {
           inspections.length ? h("ul.plain", inspections.sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))
             .map((r) => recordRow(`#/site/${id}/inspection/${r.id}`, label(r.kind), fmtTime(r.started_at), r))) : h("p.muted", "None yet.")),
         h("section.card.left", h("h2", "Samples"),
-          samples.length ? h("ul.plain", samples.map((r) => recordRow(`#/site/${id}/sample/${r.id}`,
+          samples.length ? h("ul.plain", samples.sort((a, b) => Date.parse(b.sampled_at) - Date.parse(a.sampled_at)).map((r) => recordRow(`#/site/${id}/sample/${r.id}`,
             (r.parameters || []).map(readingText).join(", ") || "Sample", fmtTime(r.sampled_at), r)))
             : h("p.muted", "None yet."))));
   };

@@ -38,6 +38,7 @@ export async function sitesScreen(main) {
     "The first sync is still running: sites appear here as they arrive, and you can open any listed one now.");
   let permits = [];
   let assigned = new Set();
+  const supervisor = Boolean(currentUser() && currentUser().role === "supervisor");
 
   async function load() {
     permits = await store.allPermits();
@@ -77,6 +78,15 @@ export async function sitesScreen(main) {
     const keyed = permits.filter((p) => matches(p, q))
       .map((p) => ({ p, d: distanceM(here, siteLocation(p)) ?? 1e12, a: String(p.site && p.site.address) }));
     const byDistance = (x, y) => x.d - y.d || ADDRESS_ORDER.compare(x.a, y.a);
+    if (supervisor) {
+      // The office is assigned no site: one list of every permit, nearest first, no "assigned" split.
+      const all = keyed.sort(byDistance).map((k) => k.p);
+      mount(list, h("h2.section-title", `Permits (${all.length})`),
+        all.length ? h("ul.plain.card", { "aria-label": "Permits" }, all.slice(0, 200).map((p) => row(p, here)))
+          : h("p.card.muted", permits.length ? "No permit matches." : "No permits on this device yet."),
+        all.length > 200 ? h("p.muted", "The nearest 200 are shown: search to find another.") : null);
+      return;
+    }
     const mine = keyed.filter((k) => assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
     const others = keyed.filter((k) => !assigned.has(k.p.id)).sort(byDistance).map((k) => k.p);
     mount(list,
@@ -90,7 +100,7 @@ export async function sitesScreen(main) {
 
   search.addEventListener("input", draw);
   // Supervisors open enforcement cases for land disturbed with no application (R-O0).
-  const office = currentUser() && currentUser().role === "supervisor"
+  const office = supervisor
     ? h("a.button", { href: "#/cases/new" }, "Open an enforcement case") : null;
   mount(main, office ? h("div.split", h("h1", "Sites"), office) : h("h1", "Sites"), syncNote, h("div.search", search), fixNote, list);
   const stopState = onSyncState((s) => { syncNote.hidden = !(s.running && s.firstSync); });

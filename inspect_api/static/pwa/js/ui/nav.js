@@ -11,6 +11,12 @@ const LINKS = {
   admin: [["#/account", "Account"]],
 };
 
+// The words the navigation gives a screen are the screen's own heading too.
+export function navLabel(href, user = currentUser()) {
+  const link = (LINKS[user && user.role] || []).find(([h]) => h === href);
+  return link ? link[1] : null;
+}
+
 export function homePath(user = currentUser()) {
   if (!user) return "/login";
   return { inspector: "/sites", supervisor: "/review", applicant: "/permits" }[user.role] || "/account";

@@ -1,0 +1,59 @@
+"""Screens say what the navigation says and list records in the order people read them: a supervisor's
+"Conflicts" screen is headed "Conflicts", their Sites screen lists permits without an "assigned to you"
+split they never have, and a site's samples come newest first, like its inspections."""
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from inspect_api.auth.models import User
+from inspect_api.extensions import db
+
+from .api_seed import entry_authorization, now, sample
+from .conftest import PHONE, TABLET_LANDSCAPE
+from .helpers import release_db, sign_in, wait_synced
+from .seed import field_day
+
+
+def test_a_supervisor_reads_the_headings_the_navigation_names(live_server, new_context, factory):
+    people = field_day(factory)
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, people.supervisor_email)
+    wait_synced(page)
+    nav = page.locator("#nav a[href='#/issues']")
+    assert nav.inner_text().strip() == "Conflicts"
+    nav.click()
+    assert page.locator("main h1").inner_text() == "Conflicts"
+
+    page.goto(f"{live_server.url}/#/sites")
+    heading = page.locator("main h2.section-title").first
+    heading.wait_for()
+    assert heading.text_content() == "Permits (3)"
+    assert "Assigned to you" not in page.inner_text("main")
+    assert page.locator("main [aria-label=Permits] a.row").count() == 3
+
+
+def test_an_inspector_reads_a_sites_samples_newest_first(live_server, new_context, factory, client):
+    people = field_day(factory)
+    headers = factory.headers(db.session.get(User, people.inspector_id))
+    ea = entry_authorization(client, headers, people.site_id)
+    # The device keeps records in id order: ids rising with age, so only a sort by the time sampled reads
+    # newest first.
+    ids = sorted(str(uuid.uuid4()) for _ in range(3))
+    for record_id, hours, value in zip(ids, (20, 10, 2), ("11", "22", "33")):
+        sample(client, headers, people.site_id, ea["id"], id=record_id,
+               sampled_at=(now() - timedelta(hours=hours)).isoformat(),
+               parameters=[{"name": "turbidity", "value": value, "unit": "NTU"}])
+    release_db()
+    page = new_context(PHONE).new_page()
+    sign_in(page, live_server.url, people.inspector_email)
+    wait_synced(page)
+    assert page.locator("#nav a[href='#/issues']").inner_text().strip() == "Sync issues"
+    page.goto(f"{live_server.url}/#/site/{people.site_id}")
+    rows = page.locator("main a.row[href*='/sample/'] .title")
+    rows.first.wait_for()
+    titles = [rows.nth(i).inner_text() for i in range(rows.count())]
+    assert [t.split(" NTU")[0] for t in titles] == ["Turbidity 33", "Turbidity 22", "Turbidity 11"], titles
+    page.goto(f"{live_server.url}/#/sites")
+    assert page.locator("main h2.section-title").first.text_content() == "Assigned to you (2)"
