@@ -2,6 +2,8 @@
 the certificate of completion, a bond phase release and an order, each checked on the server."""
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from inspect_api.clock import today as local_today
 from inspect_api.extensions import db
 from inspect_api.permits.models import Permit
@@ -262,3 +264,29 @@ def test_no_phase_completion_is_offered_once_the_certificate_closed_the_permit(l
     card.wait_for()
     assert "Not complete" in card.inner_text()
     assert card.get_by_role("button", name="Record phase 1 complete").count() == 0
+
+
+def test_the_certificate_is_offered_only_when_it_can_be_issued(live_server, new_context, factory, client):
+    """R-F3: the server refuses a certificate for an active permit, or one whose report is not accepted, so
+    the app says so instead of offering one that is refused after its confirmation."""
+    closeout = Closeout(factory, client)
+    supervisor, sup = factory.as_role("supervisor")
+    applicant, app_headers = factory.as_role("applicant")
+    active = closeout.permit("permit", status="active", applicant=applicant)
+    refused = client.post(f"/api/v1/permits/{active.id}/certificate", headers=sup, json={})
+    assert refused.status_code == 409 and refused.get_json()["error"] == "permit_not_work_complete", refused.get_json()
+    admin = closeout.permit("admin", status="work_complete", applicant=applicant)
+    photo = api_seed.photo(client, app_headers, admin.id, camera_jpeg(41.6376, -70.9036, seed=7))
+    notice = closeout.notice(admin, app_headers, photo_ids=[photo["id"]])
+    assert notice.status_code == 201, notice.get_json()
+    refused = client.post(f"/api/v1/permits/{admin.id}/certificate", headers=sup, json={})
+    assert refused.status_code == 409 and refused.get_json()["error"] == "completion_not_accepted", refused.get_json()
+    active_id, admin_id, email = active.id, admin.id, supervisor.email
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, email)
+    for permit_id, words in ((active_id, "The permit is active: a certificate is issued once the work is reported complete."),
+                             (admin_id, "The completion notice has not been accepted yet.")):
+        page.evaluate(f"() => {{ location.hash = '#/closeout/{permit_id}'; }}")
+        expect(page.locator("[data-test=certificate-waits]")).to_have_text(words)
+        expect(page.get_by_role("button", name="Issue certificate of completion")).to_be_disabled()

@@ -50,6 +50,7 @@ const FILES = [
   "js/ui/documents.js",
   "js/ui/town_asks.js",
   "js/ui/costs.js",
+  "js/ui/owed.js",
   "js/ui/town_work.js",
   "js/ui/orders.js",
   "js/ui/report_review.js",

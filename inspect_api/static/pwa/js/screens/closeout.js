@@ -157,12 +157,29 @@ function submissionCard(rec, what, path, run, urls, photoRecords) {
         h("button.danger", { type: "button", onclick: decide("return") }, "Return with reasons"))] : null);
 }
 
+// R-F3, as the server holds it (completion/rules.py certificate_problem): the words of what still stands
+// in the way of the certificate, or null once it may be issued.
+export function certificateWaits(data) {
+  const notice = data.permit.review_level === "administrative_review";
+  const basis = notice ? data.notices : data.reports;
+  if (data.permit.status !== "work_complete") {
+    return `The permit is ${label(data.permit.status).toLowerCase()}: a certificate is issued once the work is reported complete.`;
+  }
+  if (!basis.some((r) => r.status === "accepted")) {
+    return basis.length ? `The ${notice ? "completion notice" : "final report"} has not been accepted yet.`
+      : `No ${notice ? "completion notice" : "final report"} has been filed yet.`;
+  }
+  return null;
+}
+
 function certificateCard(data, run, urls) {
   const { permit, certificate } = data;
   if (!certificate) {
+    const waits = certificateWaits(data);
     return h("section.card", h("h2", "Certificate of completion"),
       h("p.muted", "Issued once the completion notice or final report is accepted; it closes the permit."),
-      h("div.actions", h("button.primary", { type: "button", onclick: async (e) => {
+      waits ? h("p.banner.info", { dataset: { test: "certificate-waits" } }, waits) : null,
+      h("div.actions", h("button.primary", { type: "button", disabled: Boolean(waits), onclick: async (e) => {
         const button = e.currentTarget;
         if (!(await confirmAction({ title: "Issue the certificate of completion?", confirm: "Issue certificate",
           body: [`${(permit.site || {}).address || permit.number}: the certificate closes the permit. No more field records or close-out submissions are taken on it.`,

@@ -2,36 +2,13 @@
 // what the last sync brought (permits, inspections, findings, storm events, requests), ordered by due
 // time and then by distance from where the device is now. Works with no connection at all.
 import { h, mount, label } from "../dom.js";
-import { meta } from "../db.js";
-import * as store from "../store.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem, startWatching, startWatchingIfAllowed, watching } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { siteLocation } from "../ui/location.js";
-import { dayList, due, isMissed, isOverdue, keyOf, obligations, localDay, settingsOf } from "../rules/program.js";
+import { dayList, isMissed, isOverdue, keyOf, localDay, settingsOf } from "../rules/program.js";
+import { owedAtAssignedSites } from "../ui/owed.js";
 
 const UPCOMING_DAYS = 7;
-
-function groupBy(list, key) {
-  const out = new Map();
-  for (const item of list) {
-    if (!out.has(item[key])) out.set(item[key], []);
-    out.get(item[key]).push(item);
-  }
-  return out;
-}
-
-// Everything each assigned site owes and has not done, from the device's copy of the records.
-export async function owedAtAssignedSites(nowMs) {
-  const settings = (await meta.get("program_settings")) || null;
-  const assigned = new Set((await store.assignedSites()).map((s) => s.permit_id));
-  const permits = (await store.allPermits()).filter((p) => assigned.has(p.id));
-  const by = async (entity) => groupBy(await store.allOf(entity), "permit_id");
-  const [inspections, findings, requests] = await Promise.all([by("inspection"), by("finding"), by("inspection_request")]);
-  const storms = await store.allOf("storm_event");
-  const items = permits.flatMap((p) => due(obligations(p, inspections.get(p.id) || [], storms, findings.get(p.id) || [],
-    requests.get(p.id) || [], settings), p.status, nowMs));
-  return { items, permits: new Map(permits.map((p) => [p.id, p])), settings };
-}
 
 function when(ms, tz) {
   return new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short", month: "short", day: "numeric",

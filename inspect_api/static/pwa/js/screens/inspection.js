@@ -10,6 +10,7 @@ import { syncNow } from "../sync.js";
 import { ceaseWarning, statusChip, pendingChip } from "../ui/status.js";
 import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
 import { checklistView, unanswered } from "../ui/checklist.js";
+import { owedAtAssignedSites } from "../ui/owed.js";
 
 export const KINDS = ["routine", "pre_construction", "post_installation", "storm_event", "follow_up", "final", "complaint"];
 const EDITABLE = ["draft", "returned"];
@@ -22,6 +23,14 @@ export function inspectionPayload(r) {
     phase: r.phase || null, unsafe_areas: r.unsafe_areas || [], notes: r.notes || null,
     disturbance_observed: Boolean(r.disturbance_observed), checklist: r.checklist,
     device_created_at: r.device_created_at };
+}
+
+// The kind a new inspection starts as: what the site owes soonest (a storm-event inspection after a storm,
+// a follow-up of a finding), else routine. The inspector may still change it.
+async function owedKind(permitId) {
+  const { items } = await owedAtAssignedSites(Date.now());
+  const owed = items.filter((o) => o.permit_id === permitId).sort((a, b) => a.due_at - b.due_at);
+  return owed.length ? owed[0].kind : "routine";
 }
 
 function fixLocation() {
@@ -40,7 +49,7 @@ export async function startInspectionScreen(main, { id: permitId }) {
     return;
   }
   const template = await store.currentTemplate("esc") || await store.currentTemplate();
-  const record = { id: uuid(), permit_id: permitId, entry_authorization_id: auth.id, kind: "routine", started_at: started.toISOString(),
+  const record = { id: uuid(), permit_id: permitId, entry_authorization_id: auth.id, kind: await owedKind(permitId), started_at: started.toISOString(),
     location: fixLocation(), weather: { conditions: null, temperature_f: null, rainfall_in_24h: null }, phase: null, notes: null,
     unsafe_areas: [], disturbance_observed: false, device_created_at: nowIso(), status: "draft",
     checklist: { template: template ? template.key : "esc", template_version: template ? template.version : null, items: [] } };
