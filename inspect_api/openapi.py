@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from apispec import BasePlugin
-from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask_smorest.spec.plugins import FlaskPlugin
 
@@ -301,7 +301,20 @@ def text_without_nul(self, field, ret: dict, **kwargs: Any) -> dict:
     return {}
 
 
+class _Converter(OpenAPIConverter):
+    """Publishes what a schema's `Meta.json_schema` says of the body as a whole (an either-or of
+    required properties), which no one field can say, so the document refuses what the server refuses
+    for that reason."""
+
+    def schema2jsonschema(self, schema) -> dict:
+        jsonschema = super().schema2jsonschema(schema)
+        jsonschema.update(getattr(getattr(schema, "Meta", None), "json_schema", {}))
+        return jsonschema
+
+
 class _MarshmallowPlugin(MarshmallowPlugin):
+    Converter = _Converter
+
     def init_spec(self, spec) -> None:
         super().init_spec(spec)
         self.converter.add_attribute_function(text_without_nul)

@@ -28,7 +28,7 @@ from .finding_services import (create_finding, dump_finding, get_finding, list_f
                                update_finding, visible_findings)
 from .models import Finding, Inspection
 from .schemas import dump_inspection
-from .workflow import ensure_editable, review_inspection, submit_inspection  # noqa: F401
+from .workflow import draft_findings, ensure_editable, review_inspection, submit_inspection  # noqa: F401
 
 SIMPLE = ("kind", "started_at", "ended_at", "weather", "phase", "unsafe_areas", "notes", "disturbance_observed")
 
@@ -154,6 +154,8 @@ def create_inspection(user, data: dict[str, Any]) -> tuple[Inspection, bool]:
     if data.get("status") not in (None, "draft"):
         _requested_status(record, data)  # only "submitted" passes
         submit_inspection(user, record)
+    else:
+        draft_findings(user, record)
     return record, True
 
 
@@ -171,6 +173,8 @@ def update_inspection(user, record: Inspection, data: dict[str, Any], expected_v
         _apply_edits(user, record, permit, values)
     if status == "submitted":
         submit_inspection(user, record)
+    elif values:
+        draft_findings(user, record)
     return record
 
 
@@ -220,4 +224,5 @@ def delete_inspection(user, record: Inspection, expected_version: int | None) ->
     db.session.flush()
     audit.record("inspection.delete", "inspection", record.id, {"deleted_at": record.deleted_at},
                  actor=user, permit_id=record.permit_id)
+    draft_findings(user, record)  # the observation goes with the draft
     return record

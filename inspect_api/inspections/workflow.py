@@ -5,8 +5,9 @@ a correction is a new inspection with `supersedes_id`.
 
 Findings follow the answers they come from: each deficient item of a submitted inspection has
 exactly one finding (kind "deficiency", keyed by the item), and disturbance seen before approval
-one finding of kind "work_without_approval". Re-submitting after a return updates those findings,
-and withdraws (soft-deletes) an open one whose answer is no longer deficient; nothing is duplicated.
+one finding of kind "work_without_approval", which a draft already carries (R-A6). Re-submitting
+after a return updates those findings, and withdraws (soft-deletes) an open one whose answer is no
+longer deficient; nothing is duplicated.
 Findings listed in a follow-up's `verifies_finding_ids` are closed when the follow-up is approved, so
 only a reviewed visit can certify a corrective action done.
 """
@@ -132,25 +133,9 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
             "description": rules.deficiency_description(item, answer), "needs_new_control": new_control,
             "required_action": rules.deficiency_action(item, new_control), "severity": answer.get("severity"),
             "photo_ids": list(answer.get("photo_ids") or [])}
-    # R-A6, R-B1: the review the project needs as it stands today: an order of conditions or decision
-    # that expired since the permit last changed has voided the exemption the approval rested on.
-    level = review_level_today(permit)
-    status = _permit_status_at(permit, record.started_at)
-    if rules.disturbance_without_approval(record.disturbance_observed, level, status):
-        wanted[WITHOUT_APPROVAL] = {
-            "description": f"Land disturbance observed while the project's status was {status.replace('_', ' ')}: "
-                           "no approval or permit is in force (bylaw §A, §C; R-A6).",
-            "needs_new_control": False, "severity": "high", "photo_ids": [],
-            "required_action": "Stop land-disturbing activity and stabilize the site until the approval or permit "
-                               "is issued."}
-    elif rules.disturbance_after_lapse(record.disturbance_observed, _lapsed_at(permit, level),
-                                       clock.local_date(record.started_at), _last_valid_day(permit)):
-        wanted[WITHOUT_APPROVAL] = {
-            "description": "Land disturbance observed after the exemption the approval rested on lapsed "
-                           "before the visit: no approval or permit covers the work (bylaw §A, §C; R-A6).",
-            "needs_new_control": False, "severity": "high", "photo_ids": [],
-            "required_action": "Stop land-disturbing activity and stabilize the site; apply for the review the "
-                               "project now needs."}
+    without_approval = _without_approval(record, permit)
+    if without_approval:
+        wanted[WITHOUT_APPROVAL] = without_approval
     orders = _cease_and_desist_orders(permit, record)
     if record.disturbance_observed and orders:
         wanted[CEASE_AND_DESIST] = {
@@ -160,6 +145,30 @@ def _wanted_findings(record: Inspection, permit: Permit, template) -> dict[tuple
             "required_action": "Stop all land-disturbing activity at once, as the order requires, until there is "
                                "compliance."}
     return wanted
+
+
+def _without_approval(record: Inspection, permit: Permit) -> dict | None:
+    """The work_without_approval finding the visit's disturbance raises (R-A6), or None. R-A6, R-B1: the
+    review the project needs as it stands today: an order of conditions or decision that expired since
+    the permit last changed has voided the exemption the approval rested on."""
+    level = review_level_today(permit)
+    status = _permit_status_at(permit, record.started_at)
+    if rules.disturbance_without_approval(record.disturbance_observed, level, status):
+        return {
+            "description": f"Land disturbance observed while the project's status was {status.replace('_', ' ')}: "
+                           "no approval or permit is in force (bylaw §A, §C; R-A6).",
+            "needs_new_control": False, "severity": "high", "photo_ids": [],
+            "required_action": "Stop land-disturbing activity and stabilize the site until the approval or permit "
+                               "is issued."}
+    if rules.disturbance_after_lapse(record.disturbance_observed, _lapsed_at(permit, level),
+                                     clock.local_date(record.started_at), _last_valid_day(permit)):
+        return {
+            "description": "Land disturbance observed after the exemption the approval rested on lapsed "
+                           "before the visit: no approval or permit covers the work (bylaw §A, §C; R-A6).",
+            "needs_new_control": False, "severity": "high", "photo_ids": [],
+            "required_action": "Stop land-disturbing activity and stabilize the site; apply for the review the "
+                               "project now needs."}
+    return None
 
 
 def _lapsed_at(permit: Permit, level: str) -> bool:
@@ -186,13 +195,27 @@ def _permit_status_at(permit: Permit, at) -> str:
     return status or permit.status
 
 
+def draft_findings(user, record: Inspection) -> None:
+    """R-A6, "on a draft and on a submitted inspection alike": a draft or returned inspection carries
+    the work_without_approval finding its disturbance raises as soon as it is saved, and loses it when
+    the observation is taken back or the draft deleted. Its other findings come with the submission,
+    which keeps this one (found by its key, never made twice)."""
+    permit = db.session.get(Permit, record.permit_id)
+    spec = None if record.deleted_at else _without_approval(record, permit)
+    _apply_findings(user, record, permit, {WITHOUT_APPROVAL: spec} if spec else {}, (WITHOUT_APPROVAL[0],))
+    db.session.flush()
+    db.session.expire(record, ["findings"])
+
+
 def _sync_findings(user, record: Inspection, permit: Permit, template) -> None:
-    wanted = _wanted_findings(record, permit, template)
+    _apply_findings(user, record, permit, _wanted_findings(record, permit, template),
+                    ("deficiency", "work_without_approval", "cease_and_desist_violation"))
+
+
+def _apply_findings(user, record: Inspection, permit: Permit, wanted: dict, kinds: tuple[str, ...]) -> None:
     observed_on = clock.local_date(record.started_at)
     made = {(f.kind, f.item_key): f for f in db.session.scalars(
-        select(Finding).where(Finding.inspection_id == record.id,
-                                 Finding.kind.in_(("deficiency", "work_without_approval",
-                                                   "cease_and_desist_violation"))))}
+        select(Finding).where(Finding.inspection_id == record.id, Finding.kind.in_(kinds)))}
     for key, spec in wanted.items():
         finding = made.get(key)
         if finding is None:

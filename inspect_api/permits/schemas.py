@@ -89,6 +89,13 @@ class PartySchema(Schema):
 
 
 class ProjectLinkSchema(Schema):
+    class Meta:
+        # cases.link_project refuses a body with neither (422 on link_to); the document says so.
+        json_schema = {
+            "description": "Either `link_to`, the other application of the same project, or `separate: true`.",
+            "anyOf": [{"required": ["link_to"]},
+                      {"required": ["separate"], "properties": {"separate": {"const": True}}}]}
+
     link_to = fields.String(validate=validate.Length(min=1, max=36),
                             metadata={"description": "An application of the same project (R-A7)"})
     separate = Boolean(metadata={"description": "Confirm it is a separate project (clears the parcel flag)"})

@@ -218,6 +218,29 @@ def test_notification_event_names_are_an_enum(client, factory, spec):
     assert r.status_code == 200, r.get_json()
 
 
+# --- either-or bodies: the rule the server holds is in the document ------------------------------------
+
+def test_a_project_link_names_the_other_part_or_confirms_separate_and_the_document_says_so(client, factory, spec):
+    from tests.contract.test_document import _validator
+    validator = _validator(spec, "ProjectLink")
+    _, headers = factory.as_role("applicant")
+    _, sup = factory.as_role("supervisor")
+    site = {"address": "1 Mill Rd", "parcel_id": "10-300", "location": {"lat": 41.64, "lon": -70.9}}
+    one, two = (client.post(f"{API}/permits", json=factory.permit_payload(site=site), headers=headers).get_json()
+                for _ in range(2))
+    url = f"{API}/permits/{two['id']}/project"
+    for refused in ({}, {"separate": False}):
+        assert not validator.is_valid(refused), refused
+        _assert_validation_error(client.post(url, json=refused, headers=sup), "link_to")
+    assert client.get(f"{API}/permits/{two['id']}", headers=sup).get_json()["parcel_flag"] == [one["id"]]
+    assert validator.is_valid({"separate": True}) and validator.is_valid({"link_to": one["id"], "separate": False})
+    r = client.post(url, json={"separate": True}, headers=sup)
+    body = r.get_json()
+    assert r.status_code == 200 and body["parcel_flag"] == [] and body["project_id"] is None, body
+    r = client.post(url, json={"link_to": one["id"], "separate": False}, headers=sup)
+    assert r.status_code == 200 and r.get_json()["project_id"] == one["id"], r.get_json()
+
+
 # --- text: NUL characters, passwords ---------------------------------------------------------------------
 
 def test_free_text_is_published_without_nul_and_refused_with_it(client, factory, spec):

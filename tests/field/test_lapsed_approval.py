@@ -106,6 +106,68 @@ def test_disturbance_after_the_lapse_is_work_without_approval(lapsed, commenced,
     assert "lapsed" in finding["description"]
 
 
+def _saved_as_draft(site, day):
+    r = site.client.post(f"{API}/inspections", json=_body(site, day), headers=site.inspector_h)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def _pushed_as_draft(site, day):
+    body = _body(site, day)
+    record_id = body.pop("id")
+    device = f"tablet-{uuid.uuid4().hex[:8]}"
+    headers = site.factory.headers(site.inspector, device_id=device)
+    r = site.client.post(f"{API}/sync/push", headers=headers, json={"device_id": device, "mutations": [
+        {"mutation_id": str(uuid.uuid4()), "entity": "inspection", "id": record_id, "op": "upsert",
+         "base_version": None, "data": body}]})
+    assert r.status_code == 200 and r.get_json()["results"][0]["status"] == "applied", r.get_json()
+    return site.client.get(f"{API}/inspections/{record_id}", headers=site.inspector_h).get_json()
+
+
+DRAFTS = {"saved_draft": _saved_as_draft, "sync_push_draft": _pushed_as_draft}
+
+
+@pytest.mark.parametrize("commenced", [False, True], ids=["before_commencement", "after_commencement"])
+@pytest.mark.parametrize("path", list(DRAFTS))
+def test_a_draft_observing_disturbance_after_the_lapse_carries_the_finding(lapsed, commenced, path):
+    """R-A6 "on a draft and on a submitted inspection alike": the draft carries the finding, follows
+    its edits, and submitting it keeps that one finding."""
+    if commenced:
+        _commence(lapsed)
+    draft = DRAFTS[path](lapsed, LAST_VALID + timedelta(days=1))
+    assert draft["status"] == "draft"
+    [finding] = _without_approval(draft["findings"])
+    assert finding["status"] == "open" and finding["severity"] == "high" and finding["observed_on"] == "2026-05-11"
+    assert "R-A6" in finding["description"] and "lapsed" in finding["description"]
+    r = lapsed.patch(draft["id"], draft["version"], {"disturbance_observed": False})
+    assert r.status_code == 200 and _without_approval(r.get_json()["findings"]) == [], r.get_json()
+    r = lapsed.patch(draft["id"], r.get_json()["version"], {"disturbance_observed": True})
+    assert r.status_code == 200 and [f["id"] for f in _without_approval(r.get_json()["findings"])] == [finding["id"]]
+    r = lapsed.submit(draft["id"])
+    assert r.status_code == 200 and r.get_json()["status"] == "submitted", r.get_json()
+    assert [f["id"] for f in _without_approval(r.get_json()["findings"])] == [finding["id"]]
+
+
+def test_a_draft_on_the_last_valid_day_carries_none(lapsed):
+    draft = _saved_as_draft(lapsed, LAST_VALID)
+    assert draft["status"] == "draft" and _without_approval(draft["findings"]) == []
+
+
+def test_a_deleted_draft_takes_its_finding_with_it(lapsed):
+    draft = _saved_as_draft(lapsed, LAST_VALID + timedelta(days=1))
+    [finding] = _without_approval(draft["findings"])
+    url = f"{API}/findings/{finding['id']}"
+    assert lapsed.client.get(url, headers=lapsed.supervisor_h).status_code == 200
+    r = lapsed.client.delete(f"{API}/inspections/{draft['id']}",
+                             headers={**lapsed.inspector_h, "If-Match": str(draft["version"])})
+    assert r.status_code in (200, 204), r.get_json()
+    r = lapsed.client.get(url, headers=lapsed.supervisor_h)
+    assert r.status_code == 404 and r.get_json()["error"] == "not_found", r.get_json()
+    listed = lapsed.client.get(f"{API}/findings", query_string={"permit_id": lapsed.permit.id},
+                               headers=lapsed.supervisor_h).get_json()
+    assert finding["id"] not in {f["id"] for f in (listed if isinstance(listed, list) else listed["items"])}
+
+
 @pytest.mark.parametrize("commenced", [False, True], ids=["before_commencement", "after_commencement"])
 @pytest.mark.parametrize("path", list(PATHS))
 def test_disturbance_on_the_last_valid_day_is_covered(lapsed, commenced, path):
