@@ -22,6 +22,10 @@ OPERATIONS = {
     ("permit", "create"): ("post", "/permits"), ("permit", "edit"): ("patch", "/permits/{permit_id}"),
     ("inspection", "create"): ("post", "/inspections"), ("inspection", "edit"): ("patch", "/inspections/{record_id}"),
     ("sample", "create"): ("post", "/samples"), ("sample", "edit"): ("patch", "/samples/{sample_id}"),
+    ("entry_authorization", "create"): ("post", "/entry-authorizations"),
+    ("completion_notice", "create"): ("post", "/completion-notices"),
+    ("completion_notice", "edit"): ("patch", "/completion-notices/{notice_id}"),
+    ("inspection_request", "create"): ("post", "/inspection-requests"),
     ("sync", "push"): ("post", "/sync/push"),
 }
 
