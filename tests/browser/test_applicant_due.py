@@ -36,3 +36,29 @@ def test_a_submitted_final_report_is_no_longer_listed_as_due(live_server, new_co
     due.wait_for()
     page.locator("section.card:has(h2:text-is('What is due')) :text('the Stormwater Authority is reviewing it')").wait_for()
     assert "Final report with the stamped" not in due.inner_text()
+
+
+def test_the_permit_screen_names_an_order_once_and_what_is_due_points_to_it(live_server, new_context, factory, client):
+    """An order is set out in full under "What the Town asks of you"; "What is due" says there is one to act
+    on, and by when, instead of listing it a second time."""
+    from datetime import date, timedelta
+    closeout = Closeout(factory, client)
+    applicant, _headers = factory.as_role("applicant")
+    _supervisor, sup = factory.as_role("supervisor")
+    permit = closeout.permit("permit", status="active", applicant=applicant)
+    deadline = date.today() + timedelta(days=10)
+    order = client.post("/api/v1/orders", headers=sup, json={"permit_id": permit.id, "kinds": ["controls"],
+                        "requirements": [{"kind": "controls", "text": "Reseed the swale banks."}],
+                        "deadline": deadline.isoformat()})
+    assert order.status_code == 201, order.get_json()
+    email, permit_id, number = applicant.email, permit.id, order.get_json()["number"]
+    release_db()
+    page = new_context(PHONE).new_page()
+    sign_in(page, live_server.url, email)
+    wait_synced(page)
+    page.goto(f"{live_server.url}/#/permit/{permit_id}")
+    page.locator("[data-test=town-asks] [data-order]").wait_for()
+    due = page.locator("section.card:has(h2:text-is('What is due'))")
+    assert "Act on 1 order: see “What the Town asks of you”." in due.inner_text()
+    assert f"Order {number}" not in due.inner_text()
+    assert page.locator(f"main :text('Order {number}')").count() == 1

@@ -3,18 +3,15 @@
 // OpenAPI document. The records are the shapes the screens keep (the values a form gives: numbers
 // from number inputs, booleans from checkboxes, trimmed text); each edit is the create payload as
 // sync sends it once the record has a server version (create-only fields stripped).
-//
-// The entry authorization, completion notice and inspection request bodies are built inside the
-// submit handlers of screens/entry.js, completion.js and requests.js, which export no builder: those
-// object literals are copied below (each names the lines it copies) and filled with what the app does
-// export: its bases and activities (rules/entry.js), its date helpers (dom.js, rules/program.js), and
-// sync.js's mutation and push envelope. A change to one of those literals is not seen here.
 import { permitPayload } from "../../inspect_api/static/pwa/js/screens/application.js";
 import { inspectionPayload } from "../../inspect_api/static/pwa/js/screens/inspection.js";
 import { samplePayload } from "../../inspect_api/static/pwa/js/screens/sample.js";
 import { mutationOf, pushBody } from "../../inspect_api/static/pwa/js/sync.js";
+import { entryPayload, RELATIONS } from "../../inspect_api/static/pwa/js/screens/entry.js";
+import { noticePayload } from "../../inspect_api/static/pwa/js/screens/completion.js";
+import { KINDS, requestPayload } from "../../inspect_api/static/pwa/js/screens/requests.js";
 import { ACTIVITIES, BASES } from "../../inspect_api/static/pwa/js/rules/entry.js";
-import { fromLocalInput, localDate, nowIso } from "../../inspect_api/static/pwa/js/dom.js";
+import { localDate } from "../../inspect_api/static/pwa/js/dom.js";
 import { addDays, localDay, settingsOf } from "../../inspect_api/static/pwa/js/rules/program.js";
 
 const PERMIT = "5f0c1e52-8f7e-4a47-9b1c-2d7f0a3b9c11";
@@ -80,38 +77,29 @@ for (const [entity, id, create, edit] of records) {
   out.push({ entity, kind: "create", body: created.data }, { entity, kind: "edit", body: edited.data });
   mutations.push(created, edited);
 }
-// screens/entry.js, the submit handler's `data` (an owner's consent with its signature photo; the other
-// bases without one, notes left empty). The relations are the screen's RELATIONS (not exported).
-const RELATIONS = ["owner", "tenant", "site superintendent", "owner's agent", "other"];
-const entryData = (id, basis, n) => {
-  const chosen = ACTIVITIES.filter((a) => n % 2 ? a !== "survey" : true);
-  const signatureId = basis === "owner_consent" ? PHOTO : null;
-  const notes = n % 2 ? "  Keep out of the fenced wetland buffer. " : "";
-  return { id, permit_id: PERMIT, basis, granted_by_name: "Pat Owner",
-    granted_by_relation: RELATIONS[n % RELATIONS.length], scope: chosen, valid_from: fromLocalInput("2026-05-04T09:30"),
-    valid_to: fromLocalInput("2026-06-03T09:30"), signature_photo_id: signatureId, notes: notes.trim() || null,
-    device_created_at: nowIso() };
-};
+// The screens' own builders, given what their forms hold: an owner's consent with its signature photo
+// and the other bases without one (notes blank or padded), every relation the form offers.
+const entryData = (id, basis, n) => entryPayload({ id, permitId: PERMIT, basis, grantedBy: " Pat Owner ",
+  relation: RELATIONS[n % RELATIONS.length], scope: ACTIVITIES.filter((a) => n % 2 ? a !== "survey" : true),
+  from: "2026-05-04T09:30", to: "2026-06-03T09:30", signatureId: basis === "owner_consent" ? PHOTO : null,
+  notes: n % 2 ? "  Keep out of the fenced wetland buffer. " : "" });
 
-// screens/completion.js save(): `body`, sent whole for a new notice and alone to correct a returned one.
-const noticeBody = (photoIds, completedOn) => ({ statement: "All work is complete and matches the approved plan.",
-  photo_ids: photoIds, completed_on: completedOn || null });
-const noticeData = (id, body) => ({ id, permit_id: PERMIT, ...body, device_created_at: nowIso() });
+// A new notice is sent whole; a returned one is corrected with its body alone.
+const notice = (photoIds, completedOn, existing) => noticePayload({ noticeId: "9d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b50",
+  permitId: PERMIT, statement: " All work is complete and matches the approved plan. ", photoIds, completedOn }, existing);
 
-// screens/requests.js send(): `data`, preferred days between today and a year on (the inputs' min and
-// max), sorted and without repeats; the kinds are the screen's KINDS (not exported).
+// Preferred days between today and a year on (the inputs' min and max), blanks and repeats included.
 const today = localDay(Date.now(), settingsOf(null).tz);
-const requestData = (id, kind, days, note) => ({ id, permit_id: PERMIT, kind,
-  preferred_dates: [...new Set(days.filter(Boolean))].sort(), note: note.trim() || null, device_created_at: nowIso() });
+const requestData = (id, kind, days, note) => requestPayload({ id, permitId: PERMIT, kind, days, note });
 
 const screens = [
   ...BASES.map((basis, i) => ["entry_authorization", `8d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5${i}`,
     [["create", null, (id) => entryData(id, basis, i)]]]),
   ["completion_notice", "9d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b50", [
-    ["create", null, (id) => noticeData(id, noticeBody([PHOTO], localDate()))],
-    ["edit", 2, () => noticeBody([PHOTO, "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6e"], "")]]],
-  ...[["post_installation", [today, "", addDays(today, 1)], "The silt fence on the east line was replaced on Monday."],
-    ["final", [], ""], ["re_inspection", [addDays(today, 365), today, today], "  "]].map(([kind, days, note], i) =>
+    ["create", null, () => notice([PHOTO], localDate(), null).data],
+    ["edit", 2, () => notice([PHOTO, "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6e"], "", { status: "returned" }).data]]],
+  ...KINDS.map(([kind], i) => [kind, [[today, "", addDays(today, 1)], [], [addDays(today, 365), today, today]][i % 3],
+    ["The silt fence on the east line was replaced on Monday.", "", "  "][i % 3]]).map(([kind, days, note], i) =>
     ["inspection_request", `ad2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c4b5${i}`,
       [["create", null, (id) => requestData(id, kind, days, note)]]]),
 ];

@@ -1,6 +1,6 @@
 // Applicant: my permits with their status and what is due next, and one permit in detail with the
 // moves the applicant makes (submit, work started, work complete) and its close-out.
-import { h, mount, label, fmtDate, localDate, confirmAction } from "../dom.js";
+import { h, mount, label, fmtDate, localDate, confirmAction, plural } from "../dom.js";
 import { documentsSection, exemptionsSection, missingDocuments, DOCUMENT_KINDS } from "../ui/documents.js";
 import { townAsksSection, ORDER_WORDS } from "../ui/town_asks.js";
 import * as store from "../store.js";
@@ -18,8 +18,9 @@ const addYears = (iso, n) => `${Number(iso.slice(0, 4)) + n}${iso.slice(4)}`;
 
 // What the applicant has to do next (R-C2, R-F1, R-F2), with its date where the bylaw sets one.
 // `reports`: the permit's final reports as the office server has them (read online; null offline, when
-// the report's state is not known and the bylaw's deadline is shown as it stands).
-export function dueItems(permit, notices, findings, orders, reports = null) {
+// the report's state is not known and the bylaw's deadline is shown as it stands). `townAsks`: the screen
+// shows the orders and findings in full on a card of their own, so here they are one line pointing there.
+export function dueItems(permit, notices, findings, orders, reports = null, { townAsks = false } = {}) {
   const due = [];
   const level = permit.review_level;
   const s = permit.status;
@@ -33,7 +34,7 @@ export function dueItems(permit, notices, findings, orders, reports = null) {
   if (s === "approved" || s === "issued") due.push({ text: "Tell the office when work starts." });
   if ((s === "active" || s === "work_complete") && level === "administrative_review") {
     const notice = notices[0];
-    if (!notice) due.push({ text: "Send a completion notice with photos of the finished work (R-F1).", action: "completion" });
+    if (!notice) due.push({ text: "Send a completion notice with photos of the finished work.", action: "completion" });
     else if (notice.status === "returned") due.push({ text: "Your completion notice was returned: correct it and send it again.", action: "completion" });
   }
   if (s === "active") due.push({ text: "Keep the erosion controls working; tell the office when the work is complete." });
@@ -41,12 +42,22 @@ export function dueItems(permit, notices, findings, orders, reports = null) {
     const report = (reports || []).find((x) => x.permit_id === permit.id);
     const on = addYears(permit.work_completed_on, 2);
     if (report && report.status === "submitted") due.push({ text: `Your final report was submitted on ${fmtDate(report.submitted_at)}: the Stormwater Authority is reviewing it.` });
-    else if (report && report.status === "returned") due.push({ text: "Your final report was returned: correct it and submit it again (R-F2).", on });
-    else if (!report || report.status !== "accepted") due.push({ text: "Final report with the stamped as-built plan (R-F2).", on });
+    else if (report && report.status === "returned") due.push({ text: "Your final report was returned: correct it and submit it again.", on });
+    else if (!report || report.status !== "accepted") due.push({ text: "Final report with the stamped as-built plan.", on });
   }
-  for (const f of findings.filter((x) => x.status === "open")) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: findingOverdue(f) });
-  for (const o of orders.filter((x) => orderStatus(x) === "open" || orderStatus(x) === "overdue")) {
-    due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: orderStatus(o) === "overdue" });
+  const openFindings = findings.filter((x) => x.status === "open");
+  const openOrders = orders.filter((x) => orderStatus(x) === "open" || orderStatus(x) === "overdue");
+  if (townAsks) {
+    const asks = [openOrders.length ? plural(openOrders.length, "order") : null,
+      openFindings.length ? plural(openFindings.length, "finding") : null].filter(Boolean);
+    const dates = [...openOrders.map((o) => o.deadline), ...openFindings.map((f) => f.due_on)].filter(Boolean).sort();
+    const late = openOrders.some((o) => orderStatus(o) === "overdue") || openFindings.some((f) => findingOverdue(f));
+    if (asks.length) due.push({ text: `Act on ${asks.join(" and ")}: see “What the Town asks of you”.`, on: dates[0], late });
+  } else {
+    for (const f of openFindings) due.push({ text: `Corrective action: ${f.required_action || f.description}`, on: f.due_on, late: findingOverdue(f) });
+    for (const o of openOrders) {
+      due.push({ text: `Order ${o.number || ""}: ${(o.kinds || []).map((k) => ORDER_WORDS[k] || label(k)).join(", ") || "comply"}`, on: o.deadline, late: orderStatus(o) === "overdue" });
+    }
   }
   // Soonest first (what is late before what is due), then what has no date.
   return due.map((d, i) => [d, i]).sort(([a, i], [b, j]) => (a.on ? 0 : 1) - (b.on ? 0 : 1) || String(a.on || "").localeCompare(String(b.on || "")) || i - j)
@@ -159,18 +170,18 @@ export async function permitScreen(main, { id }) {
         h("section.card.determination",
           h("h2", permit.number || "Application"),
           h("p.level", levelText(permit) || label(permit.review_level)),
-          h("p", det.explanation || ""), det.rules ? h("p.hint", `Rules: ${det.rules.join(", ")}`) : null,
+          h("p", det.explanation || ""),
           moves.length ? h("div.actions", moves) : null,
           permit.status === "draft" && permit.review_level !== "not_covered" && missing.length
             ? h("p.banner.warn", { id: "submit-needs", "data-test": "submit-needs" }, `Before you can submit: attach the ${missing.map((k) => DOCUMENT_KINDS[k]).join(" and the ")} (${LEVEL_TEXT[permit.review_level]}).`) : null),
-        h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders, reports)))),
+        h("section.card", h("h2", "What is due"), dueList(dueItems(permit, r.notices, r.findings, r.orders, reports, { townAsks: true })))),
       closeout ? h("section.card", h("h2", "Completion notice"),
         notice ? h("p", statusChip(notice.status), " ", pendingChip(notice), ` ${notice.photo_ids.length} photo(s); sent ${fmtDate(notice.submitted_at || notice.device_created_at)}.`)
           : h("p.muted", "None yet."),
         notice && notice.review && notice.review.reasons ? h("div.banner.warn", "Returned: ", notice.review.reasons) : null,
         !notice || notice.status === "returned" ? h("a.button.primary", { href: `#/permit/${id}/completion` }, notice ? "Correct the notice" : "Send completion notice") : null) : null,
       permit.review_level === "land_disturbance_permit" && permit.status === "work_complete"
-        ? h("section.card", h("h2", "Final report"), h("p", "The as-built plan stamped by a land surveyor and an engineer, the certification of compliance, the controls on site and the O&M records (R-F2)."),
+        ? h("section.card", h("h2", "Final report"), h("p", "The as-built plan stamped by a land surveyor and an engineer, the certification of compliance, the controls on site and the O&M records."),
           h("div.actions", h("a.button.primary", { href: `#/permit/${id}/final-report` }, "Final report")))
         : null,
       townAsksSection(r),

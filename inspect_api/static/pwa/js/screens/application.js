@@ -64,7 +64,7 @@ export async function applicationScreen(main, { id } = {}) {
   function show(result, source) {
     card.level.textContent = LEVEL_TEXT[result.review_level] || result.review_level;
     card.why.textContent = result.explanation;
-    card.source.textContent = `${source} · rules ${result.rules.join(", ")}`;
+    card.source.textContent = source;
   }
 
   function update() {

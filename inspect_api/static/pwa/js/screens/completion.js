@@ -7,6 +7,12 @@ import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { cameraButton, photoStrip } from "../ui/photos.js";
 
+// What a notice is sent as: the whole record when new; only its `body` to correct a returned one.
+export function noticePayload({ noticeId, permitId, statement, photoIds, completedOn }, existing) {
+  const body = { statement: statement.trim(), photo_ids: photoIds, completed_on: completedOn || null };
+  return { body, data: existing ? body : { id: noticeId, permit_id: permitId, ...body, device_created_at: nowIso() } };
+}
+
 export async function completionScreen(main, { id: permitId }) {
   const permit = await store.getPermit(permitId);
   const existing = (await store.recordsFor("completion_notice", permitId))[0] || null;
@@ -34,10 +40,10 @@ export async function completionScreen(main, { id: permitId }) {
     event.preventDefault();
     const problems = [];
     if (!statement.value.trim()) problems.push("Write the statement that the work matches the approved plan.");
-    if (!photoIds.length) problems.push("Add at least one photo of the completed work (R-F1).");
+    if (!photoIds.length) problems.push("Add at least one photo of the completed work.");
     if (problems.length) { mount(message, h("div.banner.error", problems.map((p) => h("p", p)))); return; }
-    const body = { statement: statement.value.trim(), photo_ids: photoIds, completed_on: completed.value || null };
-    const data = existing ? body : { id: noticeId, permit_id: permitId, ...body, device_created_at: nowIso() };
+    const { body, data } = noticePayload({ noticeId, permitId, statement: statement.value, photoIds,
+      completedOn: completed.value }, existing);
     await store.saveLocal("completion_notice", { ...(existing || { status: "submitted", version: null }), ...body, id: noticeId, permit_id: permitId });
     await outbox.queueMutation("completion_notice", noticeId, data, `Completion notice for ${(permit.site || {}).address}`);
     await outbox.releasePhotos(photoIds);

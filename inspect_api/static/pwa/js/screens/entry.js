@@ -11,7 +11,14 @@ import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { ceaseWarning } from "../ui/status.js";
 
-const RELATIONS = ["owner", "tenant", "site superintendent", "owner's agent", "other"];
+export const RELATIONS = ["owner", "tenant", "site superintendent", "owner's agent", "other"];
+
+// The record an authorization is sent as, from what its form holds (datetime-local values, untrimmed text).
+export function entryPayload({ id, permitId, basis, grantedBy, relation, scope, from, to, signatureId, notes }) {
+  return { id, permit_id: permitId, basis, granted_by_name: grantedBy.trim(), granted_by_relation: relation, scope,
+    valid_from: fromLocalInput(from), valid_to: fromLocalInput(to), signature_photo_id: signatureId,
+    notes: notes.trim() || null, device_created_at: nowIso() };
+}
 
 export async function entryScreen(main, { id: permitId }) {
   const permit = await store.getPermit(permitId);
@@ -59,10 +66,8 @@ export async function entryScreen(main, { id: permitId }) {
           label: "Signature" });
         signatureId = photo.id;
       }
-      const data = { id, permit_id: permitId, basis: basis.value, granted_by_name: name.value.trim(),
-        granted_by_relation: relation.value, scope: chosen, valid_from: fromLocalInput(from.value),
-        valid_to: fromLocalInput(to.value), signature_photo_id: signatureId, notes: notes.value.trim() || null,
-        device_created_at: nowIso() };
+      const data = entryPayload({ id, permitId, basis: basis.value, grantedBy: name.value, relation: relation.value,
+        scope: chosen, from: from.value, to: to.value, signatureId, notes: notes.value });
       await store.saveLocal("entry_authorization", { ...data, revoked_at: null, version: null });
       // The record goes before its signature photo: photos upload after the outbox's changes.
       await outbox.queueMutation("entry_authorization", id, data, `Entry authorization from ${data.granted_by_name}`);

@@ -9,7 +9,7 @@ import { onSynced, syncNow } from "../sync.js";
 import { pendingChip } from "../ui/status.js";
 import { addDays, localDay, obligations, settingsOf } from "../rules/program.js";
 
-const KINDS = [["post_installation", "Post-installation: perimeter controls are in"],
+export const KINDS = [["post_installation", "Post-installation: perimeter controls are in"],
   ["final", "Final: the work is complete"], ["re_inspection", "Re-inspection after a correction"]];
 // Which kinds may be asked for in which permit status (inspect_api/program/inspection_requests.py).
 const ALLOWED = { post_installation: ["approved", "issued", "active"], final: ["active", "work_complete"],
@@ -38,6 +38,15 @@ function requestRow({ request, owed }) {
       : h("span.chip.info", { "data-test": "open" }, owed ? `Expected by ${fmtDate(localDay(owed.due_at, settingsOf(null).tz))}` : "Waiting"))));
 }
 
+// The preferred days as sent: the filled ones, once each, in order.
+export const preferredDays = (values) => [...new Set(values.filter(Boolean))].sort();
+
+// The request as sent, from what its form holds.
+export function requestPayload({ id, permitId, kind, days, note }) {
+  return { id, permit_id: permitId, kind, preferred_dates: preferredDays(days), note: note.trim() || null,
+    device_created_at: nowIso() };
+}
+
 export async function requestsScreen(main, { id: permitId }) {
   const message = h("div", { "aria-live": "polite" });
   const list = h("div");
@@ -57,12 +66,11 @@ export async function requestsScreen(main, { id: permitId }) {
 
   async function send(event) {
     event.preventDefault();
-    const preferred = [...new Set(days.map((d) => d.value).filter(Boolean))].sort();
+    const preferred = preferredDays(days.map((d) => d.value));
     const late = preferred.filter((d) => d < today);
     if (late.length) { mount(message, h("div.banner.error", "Preferred days start today.")); return; }
     const id = uuid();
-    const data = { id, permit_id: permitId, kind: kind.value, preferred_dates: preferred, note: note.value.trim() || null,
-      device_created_at: nowIso() };
+    const data = requestPayload({ id, permitId, kind: kind.value, days: preferred, note: note.value });
     await store.saveLocal("inspection_request", { ...data, created_at: data.device_created_at, version: null });
     await outbox.queueMutation("inspection_request", id, data, `${KIND_TEXT[kind.value]} inspection request for ${(permit.site || {}).address}`);
     days.forEach((d) => { d.value = ""; });
