@@ -124,6 +124,14 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     assert orders[0]["violated"] == [{"provision_kind": "bylaw", "provision": "§194-21(C)"}]
     assert orders[0]["requirements"][0]["text"] == "Replace the silt fence along the north property line."
     assert orders[0]["number"] and orders[0]["number"] in page.inner_text("main")
+    # The order as served opens from its record: its PDF, fetched with the sign-in.
+    pdf = page.locator(f"[data-order-pdf='{orders[0]['id']}']:not([aria-disabled])")
+    pdf.wait_for()
+    with page.expect_download() as download:
+        pdf.click()
+    assert download.value.suggested_filename == f"{orders[0]['number']}.pdf"
+    with open(download.value.path(), "rb") as saved:
+        assert saved.read(5) == b"%PDF-"
     assert_accessible(page, "close-out with bond and order")
     screenshot(page, "supervisor-closeout-bond-order")
 

@@ -64,6 +64,15 @@ def test_approving_an_inspection_asks_once_and_says_what_follows(live_server, ne
     sign_in(page, live_server.url, people.supervisor_email)
     wait_synced(page)
     page.click(f"a.row[data-inspection='{inspection['id']}']")
+    # The inspection report the decision rests on opens from the screen, fetched with the sign-in.
+    report = page.locator("[data-test=report-pdf]:not([aria-disabled])")
+    report.wait_for()
+    assert report.get_attribute("download") == f"inspection-{inspection_number(client, headers, inspection)}.pdf"
+    with page.expect_download() as download:
+        report.click()
+    assert download.value.suggested_filename == report.get_attribute("download")
+    with open(download.value.path(), "rb") as saved:
+        assert saved.read(5) == b"%PDF-"
     page.get_by_role("button", name="Approve").click()
     page.locator("dialog.confirm[open] [data-confirm=no]").click()
     assert client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()["status"] == "submitted"
@@ -71,8 +80,18 @@ def test_approving_an_inspection_asks_once_and_says_what_follows(live_server, ne
     page.get_by_role("button", name="Approve").click()
     confirm(page, "not edited afterwards")
     page.locator("h1:has-text('Inspections to review')").wait_for()
+    # ... and says what happened, once.
+    assert page.locator("[data-test=told]").inner_text() == f"Inspection approved ({people.site_address})."
     wait_synced(page)
     after = client.get(f"/api/v1/inspections/{inspection['id']}", headers=headers).get_json()
     release_db()
     assert after["status"] == "approved"
+    page.goto(f"{page.url.split('#')[0]}#/sites")
+    page.goto(f"{page.url.split('#')[0]}#/review")
+    page.locator("h1:has-text('Inspections to review')").wait_for()
+    assert page.locator("[data-test=told]").count() == 0
 
+
+def inspection_number(client, headers, inspection) -> str:
+    permit = client.get(f"/api/v1/permits/{inspection['permit_id']}", headers=headers).get_json()
+    return permit["number"]

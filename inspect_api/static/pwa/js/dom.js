@@ -62,6 +62,16 @@ export function banner(kind, ...text) {
   return h(`div.banner.${kind}`, { role: kind === "error" || kind === "danger" ? "alert" : "status" }, ...text);
 }
 
+// What happened, told on the screen the user is sent to next ("Inspection approved"): that screen
+// reads it once, so a later visit does not repeat it.
+let nextMessage = null;
+export function tellNext(kind, ...text) { nextMessage = { kind, text }; }
+export function toldNow() {
+  const told = nextMessage;
+  nextMessage = null;
+  return told ? banner(told.kind, ...told.text) : null;
+}
+
 export function uuid() {
   return crypto.randomUUID();
 }

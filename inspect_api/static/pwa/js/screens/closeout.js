@@ -294,7 +294,7 @@ export async function closeoutScreen(main, { id }) {
       data.reports.map((r) => submissionCard(r, "Final report", "final-reports", run, urls, data.photos)),
       certificateCard(data, run, urls),
       data.bonds.map((b) => bondCard(b, run, permit, fullReleaseWaits(data))),
-      ordersCard(data, run),
+      ordersCard(data, run, urls),
       citationsCard(data, run, urls));
   };
   mount(main, h("h1", "Close-out"), h("p.loading", "Loading…"));

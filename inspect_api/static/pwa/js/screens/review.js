@@ -1,6 +1,6 @@
 // Supervisor: the review queue (submitted inspections, oldest first) from the server when online,
 // from the device's copy otherwise.
-import { h, mount, label, fmtTime, banner } from "../dom.js";
+import { h, mount, label, fmtTime, banner, toldNow } from "../dom.js";
 import { onSynced } from "../sync.js";
 import * as store from "../store.js";
 import { api, listAll, plain } from "../api.js";
@@ -31,7 +31,9 @@ async function permitsFor(list, live) {
 }
 
 export async function reviewScreen(main) {
-  mount(main, h("h1", "Inspections to review"), h("p.loading", "Loading…"));
+  const told = toldNow();  // what the decision just made did, kept above the queue while it redraws
+  if (told) told.dataset.test = "told";
+  mount(main, h("h1", "Inspections to review"), told, h("p.loading", "Loading…"));
   const draw = async () => {
     const { list, live, error } = await loadQueue();
     const permits = await permitsFor(list, live);
@@ -44,7 +46,7 @@ export async function reviewScreen(main) {
           h("small", `${label(i.kind)} inspection · ${fmtTime(i.started_at)}${permit && permit.number ? ` · ${permit.number}` : ""}`)),
         h("span.meta", deficient ? h("span.chip.bad", `${deficient} deficient`) : h("span.chip.good", "No deficiencies"), statusChip(i.status))));
     });
-    mount(main, h("h1", "Inspections to review"),
+    mount(main, h("h1", "Inspections to review"), told,
       error ? banner("error", error) : null,
       !live && !error ? banner("info", "Offline: showing the submitted inspections this device holds.") : null,
       rows.length ? h("ul.plain.card", rows) : h("p.card.muted", "Nothing waits for review."));

@@ -1,6 +1,7 @@
 // Supervisor: an inspection in full (checklist, notes, findings with due dates, samples, photos on
 // the site map) and the decision: approve, or return to the inspector with comments (R-I5).
-import { h, mount, field, label, fmtTime, fmtDate, confirmAction } from "../dom.js";
+import { h, mount, field, label, fmtTime, fmtDate, confirmAction, tellNext } from "../dom.js";
+import { fetchedLink } from "../ui/files.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { api, listAll } from "../api.js";
@@ -48,6 +49,7 @@ export async function reviewDetailScreen(main, { id }) {
   const data = await load(id);
   if (!data) { mount(main, h("h1", "Inspection not available offline"), h("a", { href: "#/review" }, "Back to the queue")); return; }
   const { inspection, permit, photos, samples } = data;
+  const urls = [];
   const site = (permit && permit.site) || {};
   const numbers = new Map(photos.map((p, i) => [p.id, i + 1]));
   const mapPhotos = photos.filter((p) => p.location).map((p) => ({ id: p.id, n: numbers.get(p.id), lat: p.location.lat, lon: p.location.lon,
@@ -66,6 +68,9 @@ export async function reviewDetailScreen(main, { id }) {
       { decision, comment: comment.value.trim() || null, version: inspection.version }, decision === "approved" ? "Approving an inspection" : "Returning an inspection",
       { path: `/api/v1/inspections/${id}`, field: "status", values: [decision] });
     await syncNow("review");
+    const what = decision === "approved" ? "Inspection approved" : "Inspection returned to the inspector";
+    const where = site.address ? ` (${site.address})` : "";
+    tellNext("ok", navigator.onLine ? `${what}${where}.` : `${what}${where} on this device: the decision is sent when the connection is back.`);
     go("/review");
   };
   const w = inspection.weather || {};
@@ -84,7 +89,9 @@ export async function reviewDetailScreen(main, { id }) {
           h("dt", "Phase"), h("dd", inspection.phase || "—"),
           h("dt", "Location"), h("dd", inspection.location ? `±${Math.round(inspection.location.accuracy_m || 0)} m` : "—"),
           h("dt", "Disturbance seen"), h("dd", inspection.disturbance_observed ? "Yes" : "No")),
-        inspection.notes ? h("p", h("strong", "Notes: "), inspection.notes) : null),
+        inspection.notes ? h("p", h("strong", "Notes: "), inspection.notes) : null,
+        h("div.actions", fetchedLink(`/api/v1/inspections/${id}/report.pdf`, "Inspection report (PDF)",
+          `inspection-${(permit && permit.number) || id}.pdf`, urls, { test: "report-pdf" }))),
       h("section.card", h("h2", "Site map"),
         siteMap({ site: site.location, polygon: site.limit_of_work, inspection: inspection.location, photos: mapPhotos }), mapLegend())),
     h("section.card", h("h2", "Checklist"), checklistTable(inspection, numbers, template && template.items)),
@@ -101,4 +108,5 @@ export async function reviewDetailScreen(main, { id }) {
       field("Comments for the inspector", comment, "Required when returning."), message,
       h("div.actions", h("button.primary", { type: "button", onclick: () => decide("approved") }, "Approve"),
         h("button.danger", { type: "button", onclick: () => decide("returned") }, "Return with comments"))) : null);
+  return () => urls.forEach((u) => URL.revokeObjectURL(u));
 }

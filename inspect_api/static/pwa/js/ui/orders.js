@@ -2,6 +2,7 @@
 // parties and the Town's work on it, and the form that issues a new one.
 import { h, mount, field, banner, label, fmtDate, uuid, confirmAction, select, plusDays } from "../dom.js";
 import { api } from "../api.js";
+import { fetchedLink } from "./files.js";
 import { deliveryList } from "./delivery.js";
 import { orderCosts } from "./town_work.js";
 
@@ -53,7 +54,7 @@ function violatedFields(data) {
   return { fieldset, read };
 }
 
-export function ordersCard(data, run) {
+export function ordersCard(data, run, urls) {
   const boxes = ORDER_KINDS.map(([value]) => [value, h("input", { type: "checkbox", name: "kinds", value })]);
   const violated = violatedFields(data);
   const requirement = h("textarea", { rows: 3, name: "requirement" });
@@ -94,7 +95,9 @@ export function ordersCard(data, run) {
   return h("section.card", h("h2", `Orders (${data.orders.length})`),
     data.orders.length ? h("ul.plain", data.orders.map((o) => h("li.item", { dataset: { order: o.id } },
       h("div.split", h("span.label", `Order ${o.number}: ${o.kinds.map((k) => (ORDER_KINDS.find((x) => x[0] === k) || [k, label(k)])[1]).join(", ")}`), h("span.chip.warn", `Deadline ${fmtDate(o.deadline)}`)),
-      h("p.muted", (o.requirements[0] || {}).text || ""), orderDeliveries(data, o, run), orderCosts(data, o, run)))) : h("p.muted", "No orders on this permit."),
+      h("p.muted", (o.requirements[0] || {}).text || ""),
+      h("div.actions", fetchedLink(`/api/v1/orders/${o.id}.pdf`, `Order ${o.number} (PDF)`, `${o.number}.pdf`, urls, { orderPdf: o.id })),
+      orderDeliveries(data, o, run), orderCosts(data, o, run)))) : h("p.muted", "No orders on this permit."),
     h("form", { onsubmit: issue, novalidate: true }, h("h3", "Issue order"),
       h("fieldset", h("legend", "Kinds"), boxes.map(([value, box]) => h("label.check", box, ORDER_KINDS.find((k) => k[0] === value)[1]))),
       field("Requirement", requirement, "What must be done, where."),
