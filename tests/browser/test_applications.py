@@ -61,7 +61,9 @@ def test_supervisor_decides_applications(live_server, new_context, factory, clie
     claim = page.locator(f"[data-exemption='{claim_id}']")
     claim.get_by_label("Reason for the applicant").fill("The fence crosses the drainage swale; it alters drainage.")
     claim.get_by_role("button", name="Reject claim").click()
+    confirm(page, "reviewed at the level its area and use require")  # asks once ...
     page.locator(f"[data-exemption='{claim_id}'] .chip.bad:has-text('Rejected')").wait_for()
+    assert "rejected: the applicant is told." in page.locator("main .banner.ok").inner_text()  # ... and says what happened
     assert "Administrative land disturbance review" in page.locator(".determination").inner_text()
     assert_accessible(page, "application under review")
 
@@ -77,6 +79,7 @@ def test_supervisor_decides_applications(live_server, new_context, factory, clie
     confirm(page, "94 Mill Road")
     page.locator("h1 ~ [data-test=status]:has-text('Approved'), .split [data-test=status]:has-text('Approved')").first.wait_for()
     assert "ESC plan complete" in page.locator("main").inner_text()  # the history shows the reason
+    assert page.locator("main .banner.ok").inner_text() == "Application approved: the applicant is told."
     record = client.get(f"/api/v1/permits/{admin_id}", headers=sup).get_json()
     events = client.get(f"/api/v1/permits/{admin_id}/events", headers=sup).get_json()
     claims = client.get(f"/api/v1/permits/{admin_id}/exemptions", headers=sup).get_json()

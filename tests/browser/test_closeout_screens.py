@@ -74,6 +74,8 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     page.get_by_role("button", name="Issue certificate of completion").click()
     confirm(page, "closes the permit")
     page.locator("a.button[data-certificate][href^='blob:']").wait_for()
+    assert page.locator("[data-test=told]").inner_text() == \
+        "Certificate of completion issued: the permit is closed, and the applicant is told."
     screenshot(page, "supervisor-closeout-certificate")
     certificate = client.get(f"/api/v1/permits/{admin_id}/certificate", headers=sup)
     assert certificate.status_code == 200, certificate.get_json()
@@ -169,6 +171,8 @@ def test_bond_phase_recorded_complete_then_released(live_server, new_context, fa
     card.get_by_role("button", name="Record phase 1 complete").click()
     card = page.locator(f"[data-bond='{bond_id}']")
     card.get_by_role("button", name="Release phase 1").wait_for()
+    assert page.locator("[data-test=told]").inner_text() == \
+        "Phase 1 recorded complete in compliance: its share of the bond may now be released."
     stored = client.get(f"/api/v1/permits/{permit_id}/phases/{phase_id}", headers=sup).get_json()
     release_db()
     assert stored["status"] == "complete" and stored["completed_in_compliance"] is True
@@ -183,6 +187,7 @@ def test_bond_phase_recorded_complete_then_released(live_server, new_context, fa
     after = client.get(f"/api/v1/bonds/{bond_id}", headers=sup).get_json()
     release_db()
     assert after["released_amount"] == "12500.00" and after["remaining_amount"] == "17500.00"
+    assert page.locator("[data-test=told]").inner_text().startswith("$12,500.00 of bond ")
     assert_accessible(page, "bond after phase release")
     screenshot(page, "supervisor-bond-phase", sizes=("phone", "tablet"))
 

@@ -51,10 +51,20 @@ async function load(id) {
 function exemptionCard(permit, claim, run) {
   const reason = h("textarea", { rows: 2, name: "exemption-reason" });
   const local = h("div", { "aria-live": "polite" });
-  const decide = (decision) => (event) => {
+  const decide = (decision) => async (event) => {
+    const button = event.currentTarget;
     if (decision === "rejected" && !reason.value.trim()) { mount(local, banner("error", "Say why the claim is rejected.")); return; }
-    run(event.currentTarget, () => api(`/api/v1/permits/${permit.id}/exemptions/${claim.id}/decision`,
-      { method: "POST", body: { decision, reason: reason.value.trim() || null } }), local);
+    // R-B2: an accepted claim makes the project exempt; a rejected one leaves it to the review it needs.
+    const what = `${claim.kind}: ${EXEMPTION_LABELS[claim.kind] || ""}`;
+    const ok = await confirmAction(decision === "accepted"
+      ? { title: "Accept this exemption claim?", confirm: "Accept claim",
+        body: [`${what}. The applicant is told; the project is then exempt under this claim unless something else brings it under Part 3.`] }
+      : { title: "Reject this exemption claim?", confirm: "Reject claim", danger: true,
+        body: [`${what}. The applicant is told, with your reason; the application is then reviewed at the level its area and use require.`] });
+    if (!ok) return;
+    run(button, () => api(`/api/v1/permits/${permit.id}/exemptions/${claim.id}/decision`,
+      { method: "POST", body: { decision, reason: reason.value.trim() || null } }), local,
+      `Exemption claim ${claim.kind} ${decision}: the applicant is told.`);
   };
   const chip = claim.status === "accepted" ? "good" : claim.status === "rejected" ? "bad" : "info";
   const open = claim.status === "claimed" && ["submitted", "under_review"].includes(permit.status);
@@ -92,6 +102,9 @@ const CONFIRM = {
   denied: (p) => ({ title: "Deny this application?", confirm: "Deny", danger: true, body: [`${(p.site || {}).address}: the application is denied with the reason you gave. The applicant must file a new application to go on.`] }),
 };
 
+const DONE = { under_review: "Review started.", approved: "Application approved: the applicant is told.",
+  issued: "Permit issued: the applicant is told.", denied: "Application denied: the applicant is told, with your reason." };
+
 function decisionCard(permit, run) {
   const choices = decisionsFor(permit);
   if (!choices.length) return null;
@@ -104,7 +117,7 @@ function decisionCard(permit, run) {
     if (needsReason && !reason.value.trim()) { mount(local, banner("error", "Give the reason for the decision; it is recorded with it and the applicant sees it.")); return; }
     if (CONFIRM[to] && !(await confirmAction(CONFIRM[to](permit)))) return;
     run(button, () => api(`/api/v1/permits/${permit.id}/transitions`, { method: "POST",
-      body: { to, reason: reason.value.trim() || null, version: permit.version } }), local);
+      body: { to, reason: reason.value.trim() || null, version: permit.version } }), local, DONE[to]);
   };
   const pendingClaims = (permit.exemptions || []).filter((e) => e.status === "claimed").length;
   // R-C1: an approval or permit is decided on its plans; the server refuses one without them on file.
@@ -138,11 +151,12 @@ export async function applicationDetailScreen(main, { id }) {
       return;
     }
     const { permit, events } = data;
-    const run = async (button, call, where = message) => {
+    // `done`: what happened, said at the top of the redrawn screen.
+    const run = async (button, call, where = message, done = null) => {
       button.disabled = true;
       try {
         await call();
-        mount(message);
+        mount(message, done ? banner("ok", done) : null);
         await draw();
       } catch (err) {
         button.disabled = false;

@@ -184,7 +184,8 @@ function certificateCard(data, run, urls) {
         if (!(await confirmAction({ title: "Issue the certificate of completion?", confirm: "Issue certificate",
           body: [`${(permit.site || {}).address || permit.number}: the certificate closes the permit. No more field records or close-out submissions are taken on it.`,
             "The owner's operation and maintenance obligations continue."] }))) return;
-        run(button, () => api(`/api/v1/permits/${permit.id}/certificate`, { method: "POST", body: {} }));
+        run(button, () => api(`/api/v1/permits/${permit.id}/certificate`, { method: "POST", body: {} }),
+          "Certificate of completion issued: the permit is closed, and the applicant is told.");
       } }, "Issue certificate of completion")));
   }
   const link = h("a.button", { "aria-disabled": "true", dataset: { certificate: certificate.id } }, `Certificate ${certificate.number} (PDF)`);
@@ -220,7 +221,8 @@ function phaseCompletion(permitId, p, run) {
   const record = (e) => {
     if (!day.value) { mount(local, banner("error", "Give the day the phase was completed.")); return; }
     run(e.currentTarget, () => api(`/api/v1/permits/${permitId}/phases/${p.phase_id}/completion`,
-      { method: "POST", body: { completed_on: day.value, in_compliance: ok.checked } }));
+      { method: "POST", body: { completed_on: day.value, in_compliance: ok.checked } }),
+      `Phase ${p.phase_number || ""} recorded complete${ok.checked ? " in compliance: its share of the bond may now be released" : ""}.`);
   };
   return h("div.phase-complete", field(`Phase ${p.phase_number || ""} completed on`, day),
     h("label.check", ok, "Completed in compliance with the permit"), local,
@@ -248,7 +250,8 @@ function bondCard(bond, run, permit, waits) {
     if (!(await confirmAction({ title: `Release ${money(words.amount)}?`, confirm: `Release ${money(words.amount)}`,
       body: [`${words.what} of bond ${bond.reference || ""} (${permit.number || ""}) is released to the principal.`,
         "Released money cannot be taken back in the app."] }))) return;
-    run(button, () => api(`/api/v1/bonds/${bond.id}/releases`, { method: "POST", body: { id: uuid(), ...body } }));
+    run(button, () => api(`/api/v1/bonds/${bond.id}/releases`, { method: "POST", body: { id: uuid(), ...body } }),
+      `${money(words.amount)} of bond ${bond.reference || ""} released to the principal.`);
   };
   return h("section.card", { dataset: { bond: bond.id } },
     h("div.split", h("h2", `${FORMS[bond.form] || "Bond"} ${bond.reference || ""}`), h("span.chip.info", label(bond.status))),
@@ -275,7 +278,7 @@ function bondCard(bond, run, permit, waits) {
 
 export async function closeoutScreen(main, { id }) {
   const urls = [];
-  const message = h("div", { "aria-live": "polite" });
+  const message = h("div", { "aria-live": "polite", dataset: { test: "told" } });
   const draw = async () => {
     if (!navigator.onLine) { offlineView(main, "Close-out"); return; }
     let data;
