@@ -113,7 +113,7 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
     page.wait_for_selector("[data-test=today] a.row[data-kind=storm_event]")
     assert page.locator("[data-test=today] a.row[data-kind=storm_event] [data-test=overdue]").count() == 2
     title = page.text_content("[data-test=today-title]")
-    assert title.startswith(f"Today, {(clock.today() + timedelta(days=1)).isoformat()}") and title.endswith(", 7 overdue)")
+    assert title.startswith(f"Today, {(clock.today() + timedelta(days=1)).strftime('%a, %b %-d')} (") and title.endswith(", 7 overdue)")
     assert errors == []
 
 
@@ -186,3 +186,26 @@ def test_applicant_asks_for_a_reinspection_and_sees_when_it_was_done(live_server
     wait_synced(page)
     page.locator(f"[data-request='{request_id}'] [data-test=done]").wait_for()
     assert page.inner_text(f"[data-request='{request_id}'] [data-test=done]").startswith("Inspected ")
+
+
+def test_a_returned_inspection_heads_my_day_with_the_supervisors_words(live_server, new_context, factory, client):
+    """R-I5: a returned inspection goes back to the inspector; My day lists it first, with what to change,
+    and leads to it."""
+    from .api_seed import inspected_field_day
+    from .conftest import camera_jpeg
+    people, _headers, inspection = inspected_field_day(factory, client, [camera_jpeg(SITE["lat"], SITE["lon"], seed=3)])
+    _supervisor, sup = factory.as_role("supervisor")
+    returned = client.post(f"/api/v1/inspections/{inspection['id']}/review", headers=sup, json={
+        "decision": "returned", "comment": "Photograph the inlet protection on Fort Street.", "version": inspection["version"]})
+    assert returned.status_code == 200, returned.get_json()
+    release_db()
+    page = new_context(TABLET_LANDSCAPE).new_page()
+    sign_in(page, live_server.url, people.inspector_email)
+    wait_synced(page)
+    page.goto(f"{live_server.url}/#/day")
+    row = page.locator(f"[data-test=returned] a.row[data-returned='{inspection['id']}']")
+    row.wait_for()
+    assert "“Photograph the inlet protection on Fort Street.”" in row.inner_text()
+    assert people.site_address in row.inner_text() and "Returned: correct and submit" in row.inner_text()
+    row.click()
+    page.locator("text=Returned by the supervisor: Photograph the inlet protection on Fort Street.").wait_for()

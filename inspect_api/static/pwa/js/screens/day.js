@@ -5,10 +5,23 @@ import { h, mount, label } from "../dom.js";
 import { bestFix, distanceM, fmtDistance, onFix, locationProblem, startWatching, startWatchingIfAllowed, watching } from "../geo.js";
 import { onSynced } from "../sync.js";
 import { siteLocation } from "../ui/location.js";
-import { dayList, isMissed, isOverdue, keyOf, localDay, settingsOf } from "../rules/program.js";
+import { dayList, isMissed, isOverdue, keyOf, settingsOf } from "../rules/program.js";
 import { owedAtAssignedSites } from "../ui/owed.js";
 
 const UPCOMING_DAYS = 7;
+
+// "Thu, Dec 3": the day as the rest of the screen writes dates.
+function dayWords(ms, tz) {
+  return new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short", month: "short", day: "numeric" }).format(new Date(ms));
+}
+
+function returnedRow(inspection, permit) {
+  const site = (permit && permit.site) || {};
+  return h("li", h("a.row", { href: `#/site/${inspection.permit_id}/inspection/${inspection.id}`, dataset: { returned: inspection.id } },
+    h("span.title", `${label(inspection.kind)} · ${site.address || "Site"}`,
+      h("small", [permit && permit.number, inspection.review_comment ? `“${inspection.review_comment}”` : null].filter(Boolean).join(" · "))),
+    h("span.meta", h("span.chip.bad", "Returned: correct and submit"))));
+}
 
 function when(ms, tz) {
   return new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short", month: "short", day: "numeric",
@@ -30,7 +43,7 @@ function row(item, permit, tz) {
 export async function dayScreen(main) {
   const list = h("div");
   const fixNote = h("p.hint");
-  let state = { items: [], permits: new Map(), settings: null };
+  let state = { items: [], returned: [], permits: new Map(), settings: null };
 
   async function load() {
     state = await owedAtAssignedSites(Date.now());
@@ -55,7 +68,10 @@ export async function dayScreen(main) {
     const soon = dayList(items, now, state.settings, distanceOf, UPCOMING_DAYS).filter((o) => !shown.has(keyOf(o)));
     const overdue = today.filter((o) => o.overdue).length;
     mount(list,
-      h("h2.section-title", { "data-test": "today-title" }, `Today, ${localDay(now, s.tz)} (${today.length}${overdue ? `, ${overdue} overdue` : ""})`),
+      state.returned.length ? h("h2.section-title", `Returned to you (${state.returned.length})`) : null,
+      state.returned.length ? h("ul.plain.card", { "aria-label": "Inspections returned to you", "data-test": "returned" },
+        state.returned.map((i) => returnedRow(i, state.permits.get(i.permit_id)))) : null,
+      h("h2.section-title", { "data-test": "today-title" }, `Today, ${dayWords(now, s.tz)} (${today.length}${overdue ? `, ${overdue} overdue` : ""})`),
       today.length ? h("ul.plain.card", { "aria-label": "Due today and overdue", "data-test": "today" },
         today.map((o) => row(o, state.permits.get(o.permit_id), s.tz)))
         : h("p.card.muted", state.permits.size ? "Nothing due today at your sites."

@@ -23,5 +23,7 @@ export async function owedAtAssignedSites(nowMs) {
   const storms = await store.allOf("storm_event");
   const items = permits.flatMap((p) => due(obligations(p, inspections.get(p.id) || [], storms, findings.get(p.id) || [],
     requests.get(p.id) || [], settings), p.status, nowMs));
-  return { items, permits: new Map(permits.map((p) => [p.id, p])), settings };
+  // Inspections a supervisor returned to be corrected (R-I5): the inspector's work, due before any new visit.
+  const returned = permits.flatMap((p) => (inspections.get(p.id) || []).filter((i) => i.status === "returned" && !i.deleted_at));
+  return { items, returned, permits: new Map(permits.map((p) => [p.id, p])), settings };
 }
