@@ -11,6 +11,8 @@ from inspect_api.extensions import db
 
 from .api_seed import entry_authorization, now, sample
 from .conftest import PHONE, TABLET_LANDSCAPE
+
+SMALL_PHONE = {"width": 320, "height": 640}
 from .helpers import release_db, sign_in, wait_synced
 from .seed import field_day
 
@@ -57,3 +59,23 @@ def test_an_inspector_reads_a_sites_samples_newest_first(live_server, new_contex
     assert [t.split(" NTU")[0] for t in titles] == ["Turbidity 33", "Turbidity 22", "Turbidity 11"], titles
     page.goto(f"{live_server.url}/#/sites")
     assert page.locator("main h2.section-title").first.text_content() == "Assigned to you (2)"
+
+
+def test_the_sync_bar_leaves_a_small_phone_its_screen(live_server, new_context, factory):
+    """The bar stays on screen while the page scrolls; on a 320 x 640 phone its words wrap beside the
+    Sync button, so it keeps under a seventh of the screen, storage note included."""
+    people = field_day(factory)
+    release_db()
+    page = new_context(SMALL_PHONE, has_touch=True, is_mobile=True).new_page()
+    sign_in(page, live_server.url, people.inspector_email)
+    wait_synced(page)
+    page.goto(f"{live_server.url}/#/site/{people.site_id}")
+    page.locator("main h1").wait_for()
+    page.evaluate("() => window.scrollTo(0, 400)")
+    bar = page.locator("#syncbar")
+    assert "Synced" in bar.inner_text()
+    box = bar.bounding_box()
+    assert box["y"] == 0 and box["height"] <= SMALL_PHONE["height"] / 7, box
+    button = bar.get_by_role("button", name="Sync now").bounding_box()
+    assert button["y"] < box["height"] / 2 and button["height"] >= 44, button  # beside the words, not below them
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= SMALL_PHONE["width"]

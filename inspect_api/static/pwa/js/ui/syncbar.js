@@ -21,7 +21,8 @@ function draw(state = last) {
   const c = state.counts;
   const waiting = c.pending ? `${c.pending} waiting to send${c.photos ? ` (${plural(c.photos, "photo")})` : ""}`
     : c.problems ? "Nothing else to send" : "Everything sent";
-  mount(bar,
+  // The words go in one box beside the button, so on a phone they wrap beside it rather than below.
+  mount(bar, h("span.state",
     !online ? h("span.net.offline", { "data-test": "net" }, "Offline: work stays on this device")
       : state.unreachable ? h("span.net.offline", { "data-test": "net" }, "Office server not reached: work stays on this device")
         : h("span.net", { "data-test": "net" }, h("span.word", "Online")),
@@ -32,7 +33,7 @@ function draw(state = last) {
     c.problems ? h("a.error", { href: "#/issues", "data-test": "problems" }, `${plural(c.problems, "change")} need${c.problems === 1 ? "s" : ""} your decision`) : null,
     storageNote ? (storageNote === STORAGE_AT_RISK
       ? h("a", { href: "#/account", "data-test": "storage-note" }, storageNote)
-      : h("span.muted", { "data-test": "storage-note" }, storageNote)) : null,
+      : h("span.muted", { "data-test": "storage-note" }, storageNote)) : null),
     h("span.spacer"),
     h("button.primary.small", { type: "button", disabled: state.running || !online, onclick: () => syncNow("manual"),
       "aria-label": state.running ? "Syncing" : "Sync now" }, state.running ? "Syncing…" : ["Sync", h("span.word", " now")]),
