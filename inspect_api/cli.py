@@ -17,6 +17,7 @@ from .extensions import db
 from .notifications import cli as notifications_cli
 from .photos import cli as photos_cli
 from .program import cli as program_cli
+from .public import cli as public_cli
 from .schemas import EmailAddress
 
 
@@ -73,7 +74,7 @@ def users_create(email: str, role: str, password: str | None, name: str) -> None
 
 
 def _register_domain_commands() -> None:
-    for module in (demo, agenda_cli, notifications_cli, photos_cli, program_cli):
+    for module in (demo, agenda_cli, notifications_cli, photos_cli, program_cli, public_cli):
         for command in module.commands:
             main.add_command(command)
 

@@ -192,6 +192,15 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("GET", "/citations/{citation_id}.pdf"): "getCitationPdf",
     # agenda
     ("GET", "/deadlines"): "listDeadlines",
+    # public
+    ("GET", "/public/permits"): "searchPublicPermits",
+    ("GET", "/public/permits/{number}"): "getPublicPermit",
+    ("POST", "/public/reports"): "submitPublicReport",
+    ("GET", "/public/reports/{reference}"): "getPublicReportStatus",
+    ("GET", "/public-reports"): "listPublicReports",
+    ("GET", "/public-reports/{report_id}"): "getPublicReport",
+    ("GET", "/public-reports/{report_id}/photos/{photo_id}"): "getPublicReportPhoto",
+    ("POST", "/public-reports/{report_id}/triage"): "triagePublicReport",
     # notifications
     ("GET", "/notifications"): "listNotifications",
     ("POST", "/notifications/{notification_id}/resend"): "resendNotification",

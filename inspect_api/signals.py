@@ -114,11 +114,24 @@ device_revoked = _signals.signal("device.revoked", """A device was revoked: its 
 syncs are refused from now on (audit `device.revoke`; sent only the first time). Sender: the Device.
 Keywords: `actor` (the revoking User).""")
 
+# --- the public (MS4 permit, 40 CFR 122.34(b)(4)(ii)) ---------------------------------------------
+public_report_received = _signals.signal("public_report.received", """A report from the public was
+received (audit `public_report.create`). Sender: the PublicReport. Keywords: none.""")
+
+public_report_triaged = _signals.signal("public_report.triaged", """A supervisor triaged a report from
+the public with a public answer: linked it to a permit or case, opened a case from it, or closed it (audit
+`public_report.triage`). Sender: the PublicReport, as triaged. Keywords: `actor` (the supervisor).""")
+
+public_report_contacts_erased = _signals.signal("public_report.contacts_erased", """The contact details of
+reports closed PUBLIC_REPORT_CONTACT_DAYS ago were erased (audit `public_report.contact_erase`, one row
+each). Sender: None. Keywords: `report_ids` (the ids of the reports erased).""")
+
 # Every one of these tells someone something: a required notice of the bylaw, a security notice, or a
 # message the people of a permit rely on. An app with no receiver for one of them does not start.
 MUST_NOTIFY: tuple[DomainSignal, ...] = (
     permit_moved, exemption_decided, inspection_approved, order_issued, costs_notified, protest_decided,
-    citation_created, certificate_issued, bond_released, device_revoked,
+    citation_created, certificate_issued, bond_released, device_revoked, public_report_received,
+    public_report_triaged,
 )
 
 
@@ -137,4 +150,5 @@ def check_receivers() -> None:
 
 __all__ = ["DomainSignal", "MUST_NOTIFY", "bond_released", "certificate_issued", "check_receivers",
            "citation_created", "costs_notified", "device_revoked", "exemption_decided", "inspection_approved",
-           "is_muted", "muted", "order_issued", "permit_moved", "protest_decided", "unheard"]
+           "is_muted", "muted", "order_issued", "permit_moved", "protest_decided", "public_report_contacts_erased",
+           "public_report_received", "public_report_triaged", "unheard"]

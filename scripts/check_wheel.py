@@ -3,8 +3,9 @@
     python scripts/check_wheel.py dist/inspect_api-*.whl
 
 Every file of the field app the server may serve (inspect_api/static/pwa/, by the extensions
-inspect_api/web/routes.py serves), every migration file, and every font in the source tree must be
-in the wheel; nothing that is not the package (tests, instance data, the icon-drawing script) may be.
+inspect_api/web/routes.py serves), every migration file, every font in the source tree, and the
+public pages' templates, static files and catalogs (inspect_api/public/) must be in the wheel;
+nothing that is not the package (tests, instance data, the icon-drawing script) may be.
 Exits non-zero and names what is wrong.
 """
 from __future__ import annotations
@@ -28,6 +29,10 @@ def expected_files() -> set[str]:
     wanted |= {(migrations / name).relative_to(ROOT).as_posix() for name in MIGRATION_FILES}
     wanted |= {p.relative_to(ROOT).as_posix() for p in (migrations / "versions").glob("*.py")}
     wanted |= {p.relative_to(ROOT).as_posix() for p in (PACKAGE / "notifications" / "templates").glob("*.*")}
+    # The public pages: their templates, stylesheet and script, and the catalogs (.po and compiled .mo).
+    public = PACKAGE / "public"
+    for folder, pattern in (("templates", "**/*.html"), ("static", "*.*"), ("translations", "**/*.[mp]o")):
+        wanted |= {p.relative_to(ROOT).as_posix() for p in (public / folder).glob(pattern) if p.is_file()}
     for pattern in ("*.ttf", "*.otf"):
         wanted |= {p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob(pattern)}
     return wanted

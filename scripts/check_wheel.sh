@@ -95,6 +95,13 @@ packed = urllib.request.urlopen(urllib.request.Request(base + module.group(1).de
 assert packed.headers["Content-Encoding"] == "gzip" and "immutable" in packed.headers["Cache-Control"], dict(packed.headers)
 status, kind, body = get("/sw.js")
 assert status == 200 and body, status
-print(f"wheel check: / , /api/v1/openapi.json ({len(spec['paths'])} paths), /sw.js and the app's versioned modules answer 200")
+# The public pages, in Portuguese from the compiled catalog the wheel carries, and their stylesheet.
+status, kind, page = get("/public/?lang=pt")
+assert status == 200 and kind.startswith("text/html") and '<html lang="pt">'.encode() in page, (status, kind)
+assert "Procurar uma licença".encode() in page, page[:400]
+status, kind, body = get("/public/static/public.css")
+assert status == 200 and kind.startswith("text/css") and body, (status, kind)
+print(f"wheel check: / , /api/v1/openapi.json ({len(spec['paths'])} paths), /sw.js, the app's versioned modules "
+      "and the public pages in Portuguese answer 200")
 PY
 echo "wheel check: passed"

@@ -23,7 +23,8 @@ from .conftest import fresh_app
 from .factories import Factory
 
 API = "/api/v1"
-UNAUTHENTICATED = {"/auth/login", "/auth/register", "/auth/refresh", "/openapi.json", "/docs"}
+UNAUTHENTICATED = {"/auth/login", "/auth/register", "/auth/refresh", "/openapi.json", "/docs",
+                   "/public/reports", "/public/reports/<reference>", "/public/permits", "/public/permits/<number>"}
 ERROR_KEYS = {"code", "status", "message", "error", "errors"}
 # Accounts and devices are the admin's to manage (DOMAIN.md); every other parameterised route is record content.
 ADMIN_MANAGES = ("/users/", "/devices/")
@@ -62,6 +63,8 @@ PATH_IDS = {
     ("/users/", "user_id"): "user",
     ("/checklist-templates/", "key"): "template_key",
     ("/checklist-templates/<key>/versions/", "version"): "template_version",
+    ("/public-reports/", "report_id"): "public_report",
+    ("/public-reports/", "photo_id"): "public_report_photo",
 }
 
 

@@ -81,6 +81,7 @@ class World:
         self._enforcement()
         self._closeout()
         self._devices_and_uploads()
+        self._public_report()
         return self
 
     def _application(self) -> None:
@@ -217,8 +218,21 @@ class World:
                                                              "Upload-Metadata": encode_metadata(meta)})
         self.record("upload", upload)
 
+    def _public_report(self) -> None:
+        """A resident's report with a photo, so the office's queue is swept on a real one. It is no one's
+        record (only supervisors read it), so it is not among B's (record_ids)."""
+        from inspect_api.public.models import PublicReport, PublicReportPhoto
+        response = self.client.post(API + "/public/reports", content_type="multipart/form-data", data={
+            "description": "Mud running into the street", "address": "1 Main Street",
+            "photos": [(io.BytesIO(small_jpeg()), "IMG_0001.JPG")]})
+        assert response.status_code == 201, response.get_data(as_text=True)
+        report = db.session.query(PublicReport).filter_by(reference=response.get_json()["reference"]).one()
+        self.ids["public_report"] = report.id
+        self.ids["public_report_photo"] = db.session.query(PublicReportPhoto).filter_by(report_id=report.id).one().id
+
     # -- what the sweep compares against -----------------------------------------------------------
     def record_ids(self) -> dict[str, str]:
         """B's record ids (no account, device or template keys): what no one but B and staff may see."""
-        skip = {"user", "inspector", "device", "template_key", "template_version", "upload"}
+        skip = {"user", "inspector", "device", "template_key", "template_version", "upload", "public_report",
+                "public_report_photo"}
         return {kind: value for kind, value in self.ids.items() if kind not in skip}

@@ -6,7 +6,9 @@ Each count says what it counts: reviews received are submissions recorded in the
 day they started, once recorded (submitted, approved or returned: never a draft); orders by the day
 issued; citations by the day written; findings by the day observed and the day verified fixed (or closed); the inspection program's obligations by the Town day they fell due,
 as due, done on time, done late, or past due and not done, and of those not done the ones missed (that can no longer be done:
-a pre-construction inspection once work has commenced). Both ends of the range are included, in Fairhaven calendar days.
+a pre-construction inspection once work has commenced); reports from the public (the permit's "procedures for receipt and
+consideration of information submitted by the public", 40 CFR 122.34(b)(4)(ii)) by the day received, with what became of
+each of them so far. Both ends of the range are included, in Fairhaven calendar days.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ..permits.access import visible_permit_ids
 from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
 from ..program.services import RECORDED, month_counts
+from ..public.triage import ms4_counts as public_report_counts
 from . import rules
 from .services import live_clause, within_days
 
@@ -99,4 +102,5 @@ def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
             "enforcement_actions": _enforcement(user, start, end),
             "findings": _findings(user, start, end),
             "inspection_program": _inspection_program(user, start, end),
+            "public_reports": public_report_counts(user, start, end),
             "certificates_of_completion": certificates}

@@ -70,6 +70,17 @@ class InspectionProgramCountSchema(Schema):
                                                      "construction-phase one once work is complete"})
 
 
+class PublicReportCountsSchema(Schema):
+    received = Integer(metadata={"description": "Reports from the public received in the range"})
+    triaged = Integer(metadata={"description": "Of those, triaged by now (linked, a case opened, or closed)"})
+    led_to_inspection = Integer(metadata={"description": "Of those, with a complaint inspection recorded that met "
+                                                         "the one the triage made due"})
+    led_to_order = Integer(metadata={"description": "Of those, linked to a permit or case that had an order issued "
+                                                    "on or after the day the report came in"})
+    median_days_to_first_response = fields.Float(allow_none=True, metadata={
+        "description": "Median days from receipt to the first response (triage), to one decimal; null without any"})
+
+
 class Ms4ReportSchema(Schema):
     start = fields.Date(data_key="from")
     end = fields.Date(data_key="to")
@@ -80,3 +91,4 @@ class Ms4ReportSchema(Schema):
     findings = fields.Nested(FindingCountsSchema)
     certificates_of_completion = Integer()
     inspection_program = fields.List(fields.Nested(InspectionProgramCountSchema))
+    public_reports = fields.Nested(PublicReportCountsSchema)

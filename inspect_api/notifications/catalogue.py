@@ -53,6 +53,9 @@ EVENTS: dict[str, Event] = {e.name: e for e in (
     Event("reminder_cost_notice_due", "Reminder: the Town's notice of costs is due", SUPERVISOR),
     Event("reminder_certificate_waiting", "Reminder: a certificate of completion waits", SUPERVISOR),
     Event("reminder_bond_release_waiting", "Reminder: a bond release waits", SUPERVISOR),
+    # A resident who reported a problem and left an e-mail (no account, so no preferences): in their language.
+    Event("public_report_received", "Your report from the public was received", ()),
+    Event("public_report_triaged", "What the Town did about your report", ()),
 )}
 
 

@@ -9,8 +9,10 @@ rest go only to users who have not switched them off (preferences.py). One messa
 with the link into the app that recipient's screens use."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from flask import current_app
 from sqlalchemy import select
 
 from ..auth.models import User
@@ -23,6 +25,7 @@ from ..inspections.models import Finding
 from ..permits.models import Party, Permit, PermitPhase
 from ..permits.rules import EXEMPTION_LABELS
 from . import catalogue, outbox, preferences
+from .models import Notification
 
 # The app's screen for a permit, by the role of whoever opens the link (static/pwa/js/app.js routes).
 SCREENS = {"applicant": "#/permit/{id}", "supervisor": "#/application/{id}", "inspector": "#/site/{id}"}
@@ -57,7 +60,7 @@ def permit_people(permit: Any, *, owners: bool = True) -> list[outbox.Recipient]
 def send(event: str, record: Any, recipients: Iterable[outbox.Recipient], context: dict[str, Any], *,
          permit_id: str | None = None, link: Callable[[outbox.Recipient], str | None] | None = None,
          attachments: Sequence[outbox.Attachment] = (), actor: Any = None, dedupe_key: str | None = None,
-         record_type: str | None = None) -> list[Any]:
+         record_type: str | None = None, language: str | None = None) -> list[Any]:
     """One message per distinct recipient (one e-mail address is written to once, whatever the
     roles it holds), skipping users who switched an optional message off."""
     spec = catalogue.event(event)
@@ -75,7 +78,8 @@ def send(event: str, record: Any, recipients: Iterable[outbox.Recipient], contex
                                                    else "applicant")
         written += outbox.enqueue(event, record, [recipient], {**context, "role_title": ROLE_TITLES.get(
             recipient.role or "", recipient.role or "")}, attachments=attachments, required=spec.required,
-            link=path, permit_id=permit_id, actor=actor, dedupe_key=dedupe_key, record_type=record_type)
+            link=path, permit_id=permit_id, actor=actor, dedupe_key=dedupe_key, record_type=record_type,
+            language=language)
     return written
 
 
@@ -191,6 +195,62 @@ def device_revoked(device: Any, actor: Any) -> list[Any]:
     return written
 
 
+# --- reports from the public ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _ReportRef:
+    """A report as its messages name it: by id alone, so a message is never filed on the permit or case
+    the report was linked to (a resident's address is no part of a permit's delivery evidence)."""
+
+    id: str
+
+
+def _resident(report: Any) -> list[outbox.Recipient]:
+    """The resident, when they left an e-mail; their name is kept off the message (it greets no one)."""
+    if not report.contact_email:
+        return []
+    return [outbox.Recipient(name=report.contact_name or "", email=report.contact_email, role="resident")]
+
+
+def _to_resident(event: str, report: Any, context: dict[str, Any], actor: Any = None) -> list[Any]:
+    context = {"reference": report.reference, "contact_days": current_app.config["PUBLIC_REPORT_CONTACT_DAYS"],
+               **context}
+    return send(event, _ReportRef(report.id), _resident(report), context, link=lambda _r: None, actor=actor,
+                record_type="public_report", language=report.language)
+
+
+def public_report_received(report: Any) -> list[Any]:
+    """To the resident, in their language: the reference, and that the office will look at it."""
+    return _to_resident("public_report_received", report, {"received_at": report.created_at})
+
+
+def public_report_triaged(report: Any, actor: Any) -> list[Any]:
+    """To the resident, in their language: what the Town did (linked, case opened, closed) and its answer."""
+    return _to_resident("public_report_triaged", report, {"action": report.status, "answer": report.answer},
+                        actor=actor)
+
+
+ERASED_NAME = "(erased)"
+
+
+def public_report_contacts_erased(report_ids: Iterable[str]) -> int:
+    """The outbox's copies of the residents' addresses go with the reports' contact details: each message
+    to them keeps its event, subject, body and delivery evidence, never whom it went to. A message still
+    queued then has nowhere to go and is recorded as failed."""
+    ids = [str(i) for i in report_ids]
+    erased = 0
+    for start in range(0, len(ids), 500):
+        for message in db.session.scalars(select(Notification).where(
+                Notification.record_type == "public_report", Notification.record_id.in_(ids[start:start + 500]))):
+            message.recipient_name, message.recipient_email = ERASED_NAME, None
+            if message.status == "queued":
+                message.status, message.next_attempt_at = "failed", None
+                message.failure_reason = "The resident's contact details were erased before it was sent."
+            erased += 1
+    db.session.flush()
+    return erased
+
+
 __all__ = ["bond_released", "certificate_issued", "citation_written", "device_revoked", "exemption_decided",
            "finding_overdue", "inspection_approved", "permit_moved", "permit_people", "photo_links",
-           "protest_decided", "screen", "send"]
+           "protest_decided", "public_report_contacts_erased", "public_report_received", "public_report_triaged",
+           "screen", "send"]

@@ -130,14 +130,15 @@ def _unreachable(recipient: Recipient) -> str | None:
 def enqueue(event: str, record: Any, recipients: Iterable[Recipient], context: dict[str, Any], *,
             attachments: Sequence[Attachment] = (), required: bool = False, link: str | None = None,
             permit_id: str | None = None, record_type: str | None = None, dedupe_key: str | None = None,
-            actor: Any = None) -> list[Notification]:
+            actor: Any = None, language: str | None = None) -> list[Notification]:
     """Write one message per recipient about `record` in the current transaction (flush, never commit).
 
     `event` names the templates (`templates/<event>.subject.txt`, `.txt`, `.html`); `context` is what
     they print besides the common names (town, recipient, link, record_type). `link` is the app's
     route for the record. `dedupe_key` makes the call idempotent per recipient (a reminder's item and
     day): a message already written under it is not written again, even by a concurrent worker.
-    Returns the messages written (failed ones included: a recipient without an address)."""
+    `language`: the recipient's, when it is not English (templating.render). Returns the messages
+    written (failed ones included: a recipient without an address)."""
     recipients = list(recipients)
     stored = [store_attachment(a) for a in attachments]
     url = app_link(link)
@@ -149,7 +150,7 @@ def enqueue(event: str, record: Any, recipients: Iterable[Recipient], context: d
         if key and db.session.scalar(select(Notification.id).where(Notification.dedupe_key == key)):
             continue
         rendered = templating.render(event, {**context, "record_type": record_type, "link": url,
-                                             "recipient": recipient})
+                                             "recipient": recipient}, language)
         problem = _unreachable(recipient)
         message = Notification(
             event=event, record_type=record_type, record_id=str(record.id), permit_id=permit_id,

@@ -54,6 +54,18 @@ def _device_revoked(device: Any, *, actor: Any, **_: Any) -> list[Any]:
     return events.device_revoked(device, actor)
 
 
+def _public_report_received(report: Any, **_: Any) -> list[Any]:
+    return events.public_report_received(report)
+
+
+def _public_report_triaged(report: Any, *, actor: Any, **_: Any) -> list[Any]:
+    return events.public_report_triaged(report, actor)
+
+
+def _public_report_contacts_erased(_sender: Any, *, report_ids: list[str], **_: Any) -> int:
+    return events.public_report_contacts_erased(report_ids)
+
+
 RECEIVERS: dict[signals.DomainSignal, Callable[..., list[Any]]] = {
     signals.permit_moved: _permit_moved,
     signals.exemption_decided: _exemption_decided,
@@ -65,13 +77,19 @@ RECEIVERS: dict[signals.DomainSignal, Callable[..., list[Any]]] = {
     signals.certificate_issued: _certificate_issued,
     signals.bond_released: _bond_released,
     signals.device_revoked: _device_revoked,
+    signals.public_report_received: _public_report_received,
+    signals.public_report_triaged: _public_report_triaged,
+}
+# Signals that tell no one anything but on which the outbox keeps its own records in step.
+UPKEEP: dict[signals.DomainSignal, Callable[..., Any]] = {
+    signals.public_report_contacts_erased: _public_report_contacts_erased,
 }
 
 
 def connect() -> None:
     """Connect every receiver to its signal; idempotent (blinker keeps one connection per receiver)."""
-    for signal, receiver in RECEIVERS.items():
+    for signal, receiver in {**RECEIVERS, **UPKEEP}.items():
         signal.connect(receiver, weak=False)
 
 
-__all__ = ["RECEIVERS", "connect"]
+__all__ = ["RECEIVERS", "UPKEEP", "connect"]

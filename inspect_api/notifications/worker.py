@@ -221,3 +221,23 @@ def run(once: bool = False, echo: Callable[[str], None] = print) -> Tally:
 from . import reminders as _reminders  # noqa: E402
 
 CYCLE_HOOKS.append(_reminders.cycle)
+
+
+# Residents' contact details on reports from the public closed PUBLIC_REPORT_CONTACT_DAYS ago are erased on
+# every pass (most passes find none); a failure is logged and tried again next pass, never stopping delivery.
+from ..public.reports import erase_due_contacts as _erase_due_contacts  # noqa: E402
+
+
+def erase_public_contacts() -> None:
+    try:
+        erased = _erase_due_contacts()
+        db.session.commit()
+    except Exception:  # noqa: BLE001  the next pass tries again; delivery goes on
+        db.session.rollback()
+        log.exception("erasing residents' contact details failed")
+        return
+    if erased:
+        log.info("contact details erased from %d report(s) from the public", len(erased))
+
+
+CYCLE_HOOKS.append(erase_public_contacts)

@@ -5,6 +5,10 @@ assigned inspector until an inspection of its kind is recorded after it; the app
 Who may ask (decisions, README "Inspection program"): the permit's applicant, or a supervisor on their
 behalf; post-installation while the permit is approved, issued or active; final and re-inspection while
 work is active or reported complete. Preferred days lie from today to a year ahead (Town days).
+
+A complaint inspection is never asked for this way: a supervisor makes one due by linking a report from
+the public to a site, or opening an enforcement case from it (`request_complaint_inspection`, called by
+the public domain's triage), at any site the Town has on record (rules.COMPLAINT_SITES).
 """
 from __future__ import annotations
 
@@ -67,6 +71,9 @@ def dump_inspection_request(record: InspectionRequest) -> dict[str, Any]:
 
 
 def _check(user, permit: Permit, data: dict[str, Any]) -> list[str]:
+    if data["kind"] == "complaint":
+        raise ValidationFailed(errors={"kind": [
+            "A complaint inspection is made due by a supervisor triaging a report from the public."]})
     if user.role == "applicant" and permit.applicant_id != user.id:
         raise Forbidden("Only the permit's applicant may ask for its inspections.")
     if user.role not in ("applicant", "supervisor"):
@@ -104,6 +111,24 @@ def create_inspection_request(user, data: dict[str, Any]) -> tuple[InspectionReq
     audit.record("inspection_request.create", "inspection_request", record.id,
                  {"kind": record.kind, "preferred_dates": days, "note": record.note}, actor=user, permit_id=permit.id)
     return record, True
+
+
+def request_complaint_inspection(user, permit: Permit, note: str | None) -> InspectionRequest:
+    """Make a complaint inspection due at `permit`'s site (R-I1): owed `response_days` after today, met
+    only by a complaint inspection started after now. Supervisors only; the site must be one the Town
+    has on record (not a draft or a withdrawn application)."""
+    if user.role != "supervisor":
+        raise Forbidden("Only supervisors make a complaint inspection due.")
+    if permit.status not in rules.COMPLAINT_SITES:
+        raise Conflict(f"A complaint inspection cannot be made due at a {permit.status.replace('_', ' ')} "
+                       "application; open an enforcement case for the site instead.", error="invalid_transition")
+    record = InspectionRequest(permit_id=permit.id, kind="complaint", preferred_dates=[], note=note or None,
+                               created_by=user.id, device_id=current_device_id(), created_at=clock.now())
+    db.session.add(record)
+    db.session.flush()
+    audit.record("inspection_request.create", "inspection_request", record.id,
+                 {"kind": record.kind, "preferred_dates": [], "note": record.note}, actor=user, permit_id=permit.id)
+    return record
 
 
 def get_inspection_request(user, record_id: str) -> InspectionRequest:

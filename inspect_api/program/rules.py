@@ -29,6 +29,11 @@ What a site owes, and what satisfies each (decisions where the bylaw is silent a
 - requests: an applicant's request is owed by the end of its earliest preferred day, or `response_days`
   after the day it was made when it names none; met by an inspection made after it that meets an
   obligation of the requested kind (a re-inspection by a follow-up).
+- complaint: a supervisor linking a report from the public to a site (or opening an enforcement case from
+  it) makes one due, owed like a request: `response_days` after the day it was linked; met only by a
+  complaint inspection started after that. It is owed at every site the Town has on record (COMPLAINT_SITES:
+  any status but a draft or a withdrawn application, enforcement cases included), and listed until met, also
+  where nothing else is listed (a closed permit, an application under review, an enforcement case).
 A follow-up verifies corrective actions and a complaint inspection answers a complaint: neither walks the
 whole site, so neither meets anything but its own.
 
@@ -51,12 +56,17 @@ from decimal import Decimal
 from typing import Iterable
 from zoneinfo import ZoneInfo
 
-KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final")
-REQUEST_KINDS = {"post_installation": "post_installation", "final": "final", "re_inspection": "follow_up"}
+KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final", "complaint")
+REQUEST_KINDS = {"post_installation": "post_installation", "final": "final", "re_inspection": "follow_up",
+                 "complaint": "complaint"}
 # Permit statuses (R-C2) in which a site owes inspections at all.
 DECIDED = ("approved", "issued", "active", "work_complete", "closed")
 # ... and those whose unmet obligations are still listed as due (a closed site owes nothing more).
 LISTED = ("approved", "issued", "active", "work_complete")
+# ... and those at which a complaint from the public is owed, and listed until met: every site the Town has
+# on record, enforcement cases (`unpermitted`) included; never a draft or a withdrawn application.
+COMPLAINT_SITES = ("submitted", "under_review", "approved", "issued", "denied", "active", "work_complete", "closed",
+                   "unpermitted")
 # Which recorded inspections satisfy an obligation of each kind (see the module's docstring).
 COVERED_BY = {
     "pre_construction": ("pre_construction", "post_installation", "routine", "storm_event"),
@@ -65,6 +75,7 @@ COVERED_BY = {
     "storm_event": ("storm_event", "routine", "post_installation", "final"),
     "follow_up": ("follow_up",),
     "final": ("final",),
+    "complaint": ("complaint",),
 }
 # Obligations owed while work is under way: they close when work is reported complete.
 CONSTRUCTION = ("post_installation", "routine", "storm_event")
@@ -334,8 +345,11 @@ def _requests(site: Site, visits: list[Visit], requests: Iterable[Request], sett
     for request in requests:
         kind = REQUEST_KINDS[request.kind]
         wanted = ", ".join(d.isoformat() for d in sorted(request.preferred_dates))
-        reason = f"Requested by the applicant ({request.kind.replace('_', '-')}" + (
-            f"; preferred {wanted})" if wanted else ")")
+        if kind == "complaint":
+            reason = "Complaint from the public" + (f" ({request.note})" if request.note else "")
+        else:
+            reason = f"Requested by the applicant ({request.kind.replace('_', '-')}" + (
+                f"; preferred {wanted})" if wanted else ")")
         due = request_due_at(request, settings)
         closes = _closes(site, kind, due, settings)
         out.append(_met(Obligation(site.permit_id, kind, reason, due, opens_at=request.created_at, closes_at=closes,
@@ -347,10 +361,13 @@ def _requests(site: Site, visits: list[Visit], requests: Iterable[Request], sett
 def obligations(site: Site, visits: Iterable[Visit], storms: Iterable[Storm], findings: Iterable[FindingDue],
                 requests: Iterable[Request], settings: Settings) -> list[Obligation]:
     """Every inspection the site has owed or owes, met or not, soonest due first."""
-    if site.status not in DECIDED:
+    if site.status not in COMPLAINT_SITES:
         return []
     ordered = sorted(visits, key=lambda v: (v.started_at, v.id))
     requests = list(requests)
+    if site.status not in DECIDED:  # not (or not yet) in the program: only complaints are owed
+        out = _requests(site, ordered, [r for r in requests if r.kind == "complaint"], settings)
+        return sorted(out, key=lambda o: (o.due_at, KINDS.index(o.kind), o.source_id or ""))
     out = (_pre_construction(site, ordered, settings) + _post_installation(site, ordered, requests, settings)
            + _routine(site, ordered, settings) + _storms(site, ordered, storms, settings)
            + _follow_ups(site, ordered, findings, settings) + _final(site, ordered, settings)
@@ -360,10 +377,12 @@ def obligations(site: Site, visits: Iterable[Visit], storms: Iterable[Storm], fi
 
 def due(obligations_: Iterable[Obligation], site_status: str, now: datetime) -> list[Obligation]:
     """The obligations still owed at `now`, as listed for inspectors: unmet ones of a site still in the
-    program, less those that can no longer be met (missed)."""
-    if site_status not in LISTED:
+    program, less those that can no longer be met (missed); at any other site the Town has on record,
+    its unmet complaints."""
+    if site_status not in COMPLAINT_SITES:
         return []
-    return [o for o in obligations_ if not o.done and not o.missed(now)]
+    listed = site_status in LISTED
+    return [o for o in obligations_ if not o.done and not o.missed(now) and (listed or o.kind == "complaint")]
 
 
 @dataclass
@@ -430,4 +449,5 @@ def day_storm_ends(day: date, settings: Settings) -> datetime:
 
 __all__ = ["Settings", "Site", "Visit", "Storm", "FindingDue", "Request", "Obligation", "obligations", "due",
            "month_counts", "storm_days", "DailyRain", "day_storm_ends", "storm_counts", "KINDS", "REQUEST_KINDS", "COVERED_BY",
+           "COMPLAINT_SITES",
            "start_of_day", "end_of_day", "local_day"]

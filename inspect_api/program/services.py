@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
 
 from flask import current_app
-from sqlalchemy import Select, select
+from sqlalchemy import Select, and_, or_, select
 
 from .. import clock
 from ..extensions import db
@@ -123,7 +123,7 @@ def _storms(permits: list[Permit]) -> list[rules.Storm]:
 def program(permits: list[Permit], values: rules.Settings | None = None) -> list[tuple[Permit, list[rules.Obligation]]]:
     """Every obligation of each permit, met or not."""
     values = values or settings()
-    permits = [p for p in permits if p.status in rules.DECIDED]
+    permits = [p for p in permits if p.status in rules.COMPLAINT_SITES]  # the program's sites and complaints
     if not permits:
         return []
     ids = [p.id for p in permits]
@@ -153,8 +153,16 @@ def _before(value: date | datetime | None) -> datetime | None:
     return datetime.combine(value, time(0, 0), tzinfo=clock.town_zone()).astimezone(timezone.utc)
 
 
+def listed_sites():
+    """The permits whose due inspections are listed: those in the program, and any other on record a
+    complaint from the public was made due at (rules.COMPLAINT_SITES)."""
+    complained = select(InspectionRequest.permit_id).where(InspectionRequest.kind == "complaint")
+    return or_(Permit.status.in_(rules.LISTED),
+               and_(Permit.status.in_(rules.COMPLAINT_SITES), Permit.id.in_(complained)))
+
+
 def _site_query(user, args: dict[str, Any]) -> Select:
-    query = select(Permit).where(Permit.id.in_(visible_permit_ids(user)), Permit.status.in_(rules.LISTED))
+    query = select(Permit).where(Permit.id.in_(visible_permit_ids(user)), listed_sites())
     if args.get("assigned_to") == "me":
         query = query.where(Permit.id.in_(assigned_permit_ids(user)))
     if args.get("permit_id"):
@@ -186,7 +194,7 @@ def list_due(user, args: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
 def overdue_inspections(before: date, today: date) -> list[dict[str, Any]]:
     """Rows for the supervisors' deadlines view: every overdue inspection at a site still in the program."""
     now = clock.now()
-    permits = list(db.session.scalars(select(Permit).where(Permit.status.in_(rules.LISTED))))
+    permits = list(db.session.scalars(select(Permit).where(listed_sites())))
     rows = []
     tz = clock.town_zone()
     for permit, obligations in program(permits):

@@ -8,7 +8,11 @@ Decisions where the bylaw and the MS4 permit are silent (README "The public"):
 """
 from __future__ import annotations
 
+import math
 import secrets
+import statistics
+from datetime import date, datetime, timedelta
+from typing import Iterable
 
 from limits import parse_many
 
@@ -35,3 +39,55 @@ def reference(number: str, check: str | None = None) -> str:
 def normal_reference(text: str) -> str:
     """What a resident typed, as stored: upper case, no spaces around it."""
     return (text or "").strip().upper()
+
+
+# --- reports from residents (README "Reports from residents") --------------------------------------------
+# A phone's clock may run a little ahead of the Town's: a report seen "now" on it is not refused.
+OBSERVED_AHEAD = timedelta(minutes=5)
+ANSWER_MAX = 4000
+# The permits the office is shown beside a report, to link it to: site points this close, nearest first.
+NEARBY_M = 500
+NEARBY_LIMIT = 20
+METRES_PER_DEGREE_LAT = 111_320
+# What the resident reads after each triage action; every one ends the report's handling as a report (the
+# follow-up lives on the permit or case: the complaint inspection, any order).
+TRIAGE_ACTIONS = {"link": "linked", "open_case": "case_opened", "close": "closed"}
+# A telephone number as people write one: digits, spaces, dashes, dots, brackets, a leading +.
+PHONE_PATTERN = r"^\+?\(?[0-9][0-9 ().-]{5,28}[0-9]$"
+
+
+def observed_problem(observed_at: datetime | None, now: datetime) -> str | None:
+    """Why the time the resident saw it cannot be right: only a time in the future is refused."""
+    if observed_at is not None and observed_at > now + OBSERVED_AHEAD:
+        return "When you saw it cannot be in the future."
+    return None
+
+
+def is_robot(honeypot: str | None) -> bool:
+    """The form's hidden field (`website`) is left empty by people, who never see it, and filled by robots."""
+    return bool((honeypot or "").strip())
+
+
+def report_number(reference: str) -> str:
+    """The office's number of a report (`R-2026-0042`): its reference less the letters that guard it."""
+    return reference.rsplit("-", 1)[0]
+
+
+def box_around(lat: float, lon: float, metres: float) -> tuple[float, float, float, float]:
+    """(south, north, west, east): a box holding every point within `metres` of (lat, lon), for a query
+    to narrow down before the exact distance is measured."""
+    dlat = metres / METRES_PER_DEGREE_LAT
+    dlon = metres / (METRES_PER_DEGREE_LAT * max(math.cos(math.radians(lat)), 0.01))
+    return lat - dlat, lat + dlat, lon - dlon, lon + dlon
+
+
+def erase_closed_before(today: date, contact_days: int) -> date:
+    """The first Town day whose closed reports still keep their contact details: a report closed on day D
+    keeps them through D + `contact_days` and loses them on the day after."""
+    return today - timedelta(days=contact_days)
+
+
+def median_days(waits: Iterable[timedelta]) -> float | None:
+    """The median of `waits` in days, to one decimal; None without any."""
+    days = [w.total_seconds() / 86400 for w in waits]
+    return round(statistics.median(days), 1) if days else None

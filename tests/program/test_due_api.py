@@ -123,7 +123,7 @@ def test_filters_paging_and_total(site, client, factory, town_clock):
     before = site.due(before=(DAY0 + timedelta(days=6)).isoformat(), permit_id=site.permit.id)
     assert kinds(before) == ["post_installation"]  # pre-construction was missed when the commencement day ended
     assert all(i["overdue"] for i in site.due(overdue="true"))
-    bad = client.get(f"{API}/inspections/due", query_string={"kind": "complaint"}, headers=site.inspector_h)
+    bad = client.get(f"{API}/inspections/due", query_string={"kind": "re_inspection"}, headers=site.inspector_h)
     assert bad.status_code == 422 and bad.get_json()["error"] == "validation_error" and "kind" in bad.get_json()["errors"]
     bad = client.get(f"{API}/inspections/due", query_string={"before": "tomorrow"}, headers=site.inspector_h)
     assert bad.status_code == 422 and "before" in bad.get_json()["errors"]

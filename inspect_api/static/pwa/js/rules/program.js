@@ -4,10 +4,14 @@
 // out here, from dates and the Town's clock (America/New_York), never read from the synced copy. What
 // satisfies each obligation (COVERED_BY) and when one can no longer be met (closes_at: missed, not
 // overdue) are the server's rules, checked case by case against tests/program/due_vectors.json.
-export const KINDS = ["pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final"];
-export const REQUEST_KINDS = { post_installation: "post_installation", final: "final", re_inspection: "follow_up" };
+export const KINDS = ["pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final", "complaint"];
+export const REQUEST_KINDS = { post_installation: "post_installation", final: "final", re_inspection: "follow_up",
+  complaint: "complaint" };
 const DECIDED = ["approved", "issued", "active", "work_complete", "closed"];
 const LISTED = ["approved", "issued", "active", "work_complete"];
+// Where a complaint from the public is owed and listed until met (rules.py COMPLAINT_SITES): every site on record.
+export const COMPLAINT_SITES = ["submitted", "under_review", "approved", "issued", "denied", "active", "work_complete",
+  "closed", "unpermitted"];
 const RUNNING = ["active", "work_complete", "closed"];
 const RECORDED = ["submitted", "approved", "returned"];
 // Which recorded inspections satisfy an obligation of each kind (rules.py COVERED_BY).
@@ -18,6 +22,7 @@ export const COVERED_BY = {
   storm_event: ["storm_event", "routine", "post_installation", "final"],
   follow_up: ["follow_up"],
   final: ["final"],
+  complaint: ["complaint"],
 };
 // Owed while work is under way: they close when work is reported complete.
 const CONSTRUCTION = ["post_installation", "routine", "storm_event"];
@@ -121,8 +126,10 @@ export function visitsOf(inspections) {
 // Every obligation of one site, met or not. `site` is the synced permit; the others are synced records.
 export function obligations(site, inspections, storms, findings, requests, rawSettings) {
   const s = settingsOf(rawSettings);
-  if (!DECIDED.includes(site.status)) return [];
+  if (!COMPLAINT_SITES.includes(site.status)) return [];
   const visits = visitsOf(inspections);
+  // not (or not yet) in the program: only complaints are owed
+  if (!DECIDED.includes(site.status)) return sorted(requestObligations(site, visits, requests.filter((r) => r.kind === "complaint"), s));
   const started = new Map(inspections.map((i) => [i.id, ms(i.started_at)]));
   const out = [];
   // pre-construction: no deadline until work commences; missed (never overdue) once the commencement day ends
@@ -191,20 +198,31 @@ export function obligations(site, inspections, storms, findings, requests, rawSe
     out.push(met(obligation(site, "final", `Work reported complete on ${site.work_completed_on}`,
       endOfDay(addDays(site.work_completed_on, s.responseDays), s.tz)), first(visits, "final", null)));
   }
-  // applicants' requests
+  // applicants' requests, and complaints from the public
+  out.push(...requestObligations(site, visits, requests, s));
+  return sorted(out);
+}
+
+function sorted(list) {
+  return list.sort((a, b) => a.due_at - b.due_at || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind)
+    || String(a.source_id || "").localeCompare(String(b.source_id || "")));
+}
+
+function requestObligations(site, visits, requests, s) {
+  const out = [];
   for (const r of requests) {
     const kind = REQUEST_KINDS[r.kind];
     if (!kind) continue;
     const wanted = [...(r.preferred_dates || [])].sort().join(", ");
-    const reason = `Requested by the applicant (${r.kind.replace(/_/g, "-")}${wanted ? `; preferred ${wanted})` : ")"}`;
+    const reason = kind === "complaint" ? `Complaint from the public${r.note ? ` (${r.note})` : ""}`
+      : `Requested by the applicant (${r.kind.replace(/_/g, "-")}${wanted ? `; preferred ${wanted})` : ")"}`;
     const made = ms(r.created_at);
     const dueAt = requestDueAt(r, s);
     const close = closes(site, kind, dueAt, s);
     out.push(met(obligation(site, kind, reason, dueAt, { source: "request", source_id: r.id, note: r.note || null, closes_at: close }),
       first(visits, kind, made, false, close)));
   }
-  return out.sort((a, b) => a.due_at - b.due_at || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind)
-    || String(a.source_id || "").localeCompare(String(b.source_id || "")));
+  return out;
 }
 
 // Not met, and no longer can be (pre-construction once work has commenced; construction-phase inspections
@@ -213,10 +231,13 @@ export const isMissed = (o, nowMs) => o.done_at === null && o.closes_at !== null
 export const isOverdue = (o, nowMs) => o.done_at === null && o.binding && nowMs > o.due_at && !isMissed(o, nowMs);
 export const isLate = (o) => o.done_at !== null && o.binding && o.done_at - (o.done_at % 1000) > o.due_at;
 
-// What is still owed at a site still in the program, with `overdue` worked out against `nowMs`.
+// What is still owed at a site still in the program (elsewhere on record: its complaints), with `overdue`
+// worked out against `nowMs`.
 export function due(list, siteStatus, nowMs) {
-  if (!LISTED.includes(siteStatus)) return [];
-  return list.filter((o) => o.done_at === null && !isMissed(o, nowMs)).map((o) => ({ ...o, overdue: isOverdue(o, nowMs) }));
+  if (!COMPLAINT_SITES.includes(siteStatus)) return [];
+  const listed = LISTED.includes(siteStatus);
+  return list.filter((o) => o.done_at === null && !isMissed(o, nowMs) && (listed || o.kind === "complaint"))
+    .map((o) => ({ ...o, overdue: isOverdue(o, nowMs) }));
 }
 
 export const keyOf = (o) => `${o.permit_id}|${o.kind}|${o.source}|${o.source_id || ""}|${o.due_at}`;
