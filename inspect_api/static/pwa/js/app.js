@@ -31,6 +31,7 @@ import { officeProgramScreen } from "./screens/office_program.js";
 import { applicationsScreen, applicationDetailScreen } from "./screens/applications.js";
 import { registerScreen } from "./screens/register.js";
 import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
+import { publicReportsScreen, publicReportScreen } from "./screens/office_reports.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -83,6 +84,9 @@ function routes() {
   route("/deadlines", guarded(deadlinesScreen, ["supervisor"]));
   route("/site/:id/parties", guarded(partiesScreen, ["supervisor"]));
   route("/cases/new", guarded(located(newCaseScreen), ["supervisor"]));
+  route("/cases/new/report/:reportId", guarded(newCaseScreen, ["supervisor"]));
+  route("/public-reports", guarded(publicReportsScreen, ["supervisor"]));
+  route("/public-reports/:id", guarded(publicReportScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));
   route("/program", guarded(officeProgramScreen, ["supervisor"]));

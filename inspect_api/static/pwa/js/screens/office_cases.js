@@ -3,7 +3,7 @@
 // - An enforcement case for land disturbed with no application (status `unpermitted`).
 // Office decisions against the server's current record: online only, like the other office screens.
 // After each change the device's copy of the permit is refreshed, so the site screen shows it at once.
-import { h, mount, field, banner, label, uuid, select, confirmAction } from "../dom.js";
+import { h, mount, field, banner, label, uuid, select, confirmAction, tellNext } from "../dom.js";
 import { api, plain } from "../api.js";
 import { bestFix } from "../geo.js";
 import { go } from "../router.js";
@@ -102,19 +102,31 @@ export async function partiesScreen(main, { id }) {
 }
 
 // ---- an enforcement case with no application (R-O0) ---------------------------------------------
-export async function newCaseScreen(main) {
-  const back = h("p", h("a.back", { href: "#/sites" }, "← Sites"));
+// `reportId`: the case is opened from a report from the public, which it starts from (its place and
+// what the resident saw) and answers: the report is triaged with it (POST .../triage, open_case).
+export async function newCaseScreen(main, { reportId } = {}) {
+  const back = h("p", reportId ? h("a.back", { href: `#/public-reports/${reportId}` }, "← The report")
+    : h("a.back", { href: "#/sites" }, "← Sites"));
   if (!navigator.onLine) { mount(main, back, h("h1", "Open an enforcement case"), banner("warn", NEEDS_CONNECTION)); return; }
-  const fix = bestFix();
+  let report = null;
+  if (reportId) {
+    try { report = await api(`/api/v1/public-reports/${reportId}`); } catch (err) {
+      mount(main, back, h("h1", "Open an enforcement case"), banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
+      return;
+    }
+  }
+  const fix = report && report.location ? report.location : bestFix();
   const f = {
-    address: h("input", { type: "text", name: "address", autocomplete: "off" }),
+    address: h("input", { type: "text", name: "address", autocomplete: "off", value: report ? report.address || "" : "" }),
     parcel: h("input", { type: "text", name: "parcel_id", autocomplete: "off" }),
     lat: h("input", { type: "text", inputmode: "decimal", name: "lat", value: fix ? fix.lat.toFixed(6) : "" }),
     lon: h("input", { type: "text", inputmode: "decimal", name: "lon", value: fix ? fix.lon.toFixed(6) : "" }),
     area: h("input", { type: "text", inputmode: "numeric", name: "area" }),
     ms4: h("input", { type: "checkbox", name: "ms4" }),
     waters: h("input", { type: "checkbox", name: "waters" }),
-    seen: h("textarea", { rows: 3, name: "description" }),
+    seen: h("textarea", { rows: 3, name: "description" },
+      report ? `Reported by the public (${report.reference}): ${report.description}` : ""),
+    answer: h("textarea", { rows: 3, name: "answer", maxlength: 4000 }),
     owner: partyFields({}, "owner"),
     violator: partyFields({}, "violator"),
   };
@@ -128,6 +140,7 @@ export async function newCaseScreen(main) {
     if (f.lat.value === "" || f.lon.value === "" || !Number.isFinite(lat) || !Number.isFinite(lon)) problems.push("Give the site's location (latitude and longitude).");
     if (!f.owner.name.value.trim()) problems.push("Name the property owner.");
     if (!f.violator.name.value.trim()) problems.push("Name the violator: the person who disturbed the land.");
+    if (report && !f.answer.value.trim()) problems.push("Write the answer the resident reads.");
     const area = f.area.value.trim() === "" ? 0 : Number(f.area.value.replace(/,/g, ""));
     if (!Number.isFinite(area) || area < 0) problems.push("Give the disturbed area in square feet, or leave it empty.");
     if (problems.length) { mount(message, banner("error", problems.map((p) => h("p", p)))); return; }
@@ -139,14 +152,23 @@ export async function newCaseScreen(main) {
     if (!ok) return;
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     button.disabled = true;
+    const body = {
+      id: uuid(), site: { address: f.address.value.trim(), parcel_id: f.parcel.value.trim() || null, location: { lat, lon } },
+      owner: { name: owner.name, email: owner.email, phone: owner.phone, mailing_address: owner.mailing_address },
+      parties: [violator], disturbed_area_sqft: area, drains_to_ms4: f.ms4.checked, drains_to_waters: f.waters.checked,
+      proposed_use: "Land disturbed without an application", description: f.seen.value.trim() || null };
     try {
-      const created = await api("/api/v1/permits", { method: "POST", body: {
-        id: uuid(), site: { address: f.address.value.trim(), parcel_id: f.parcel.value.trim() || null, location: { lat, lon } },
-        owner: { name: owner.name, email: owner.email, phone: owner.phone, mailing_address: owner.mailing_address },
-        parties: [violator], disturbed_area_sqft: area, drains_to_ms4: f.ms4.checked, drains_to_waters: f.waters.checked,
-        proposed_use: "Land disturbed without an application", description: f.seen.value.trim() || null } });
+      let created;
+      if (report) {
+        const triaged = await api(`/api/v1/public-reports/${report.id}/triage`, { method: "POST", body: {
+          action: "open_case", case: body, answer: f.answer.value.trim(), version: report.version } });
+        created = await api(`/api/v1/permits/${triaged.permit.id}`);
+        tellNext("ok", `Case ${created.number || ""} opened from report ${report.reference}: a complaint inspection is due there, and the resident is answered.`);
+      } else {
+        created = await api("/api/v1/permits", { method: "POST", body });
+      }
       await store.saveServer("permit", { ...created, _server_version: created.version });
-      go(`/site/${created.id}`);
+      go(report ? `/public-reports/${report.id}` : `/site/${created.id}`);
     } catch (err) {
       button.disabled = false;
       const details = Object.entries(err.errors || {}).map(([k, v]) => `${label(k.split(".").pop())}: ${[].concat(v).join(" ")}`);
@@ -163,5 +185,6 @@ export async function newCaseScreen(main) {
       field("What was seen", f.seen, "Date, what was disturbed, by whom."),
       h("fieldset", { "data-test": "case-owner" }, h("legend", "Property owner"), partyForm(f.owner, null, { role: false })),
       h("fieldset", { "data-test": "case-violator" }, h("legend", "Violator"), partyForm(f.violator, null, { role: false })),
+      report ? field("Answer to the resident", f.answer, "Public: the resident reads it with the reference, and by e-mail if they left one.") : null,
       message, h("div.actions", h("button.primary", { type: "submit" }, "Open the case"))));
 }

@@ -6,7 +6,7 @@ import { syncState, onSyncState } from "../sync.js";
 
 const LINKS = {
   inspector: [["#/day", "My day"], ["#/sites", "Sites"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
-  supervisor: [["#/applications", "Applications"], ["#/review", "Inspections"], ["#/deadlines", "Deadlines"], ["#/program", "Program"], ["#/sites", "Sites"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
+  supervisor: [["#/applications", "Applications"], ["#/review", "Inspections"], ["#/deadlines", "Deadlines"], ["#/program", "Program"], ["#/public-reports", "Public reports"], ["#/sites", "Sites"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
   applicant: [["#/permits", "My permits"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
   admin: [["#/account", "Account"]],
 };
