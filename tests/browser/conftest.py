@@ -116,7 +116,10 @@ SIZES = {"tablet": TABLET_LANDSCAPE, "tablet-portrait": TABLET_PORTRAIT, "phone"
 # Screenshots the README shows; copied into docs/ when UPDATE_DOCS_SCREENSHOTS=1 (kept out of normal
 # runs so the committed pictures change only when someone means to change them).
 PUBLISHED = {"inspector-checklist-tablet": "inspector-tablet.png", "applicant-application-phone": "phone-application.png",
-             "supervisor-deciding-application-tablet": "supervisor-application.png"}
+             "supervisor-deciding-application-tablet": "supervisor-application.png",
+             "supervisor-costs-tablet": "supervisor-costs.png", "supervisor-program-tablet": "supervisor-program.png",
+             "supervisor-public-report-tablet": "supervisor-public-report.png",
+             "public-report-pt-phone": "public-report-pt.png"}
 
 
 @pytest.fixture

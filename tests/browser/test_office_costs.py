@@ -43,7 +43,7 @@ def _fill_item(page, n: int, category: str, what: str, amount: str) -> None:
     item.get_by_label("Amount").fill(amount)
 
 
-def test_supervisor_runs_the_money_trail_in_the_app(live_server, new_context, factory, client):
+def test_supervisor_runs_the_money_trail_in_the_app(live_server, new_context, factory, client, screenshot):
     (email, permit_id, order_id, order_number), sup, app_headers = _seed(factory, client)
     page = new_context(TABLET_LANDSCAPE).new_page()
     sign_in(page, live_server.url, email)
@@ -129,6 +129,8 @@ def test_supervisor_runs_the_money_trail_in_the_app(live_server, new_context, fa
     assert statement["principal_outstanding"] == "660.00"
     assert "$660.00" in page.locator("[data-test=cost-balance]").inner_text()
     assert_accessible(page, "office costs screen")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(page, "supervisor-costs", sizes=("tablet",))
 
 
 def test_unpaid_costs_past_every_protest_window_open_the_lien_certificate(live_server, new_context, factory, client):

@@ -17,7 +17,8 @@ CDO = '''"STATION","NAME","DATE","PRCP","SNOW","TMAX"
 '''
 
 
-def test_supervisor_records_and_imports_storms_and_reads_the_reports(live_server, new_context, factory, client, tmp_path):
+def test_supervisor_records_and_imports_storms_and_reads_the_reports(live_server, new_context, factory, client, tmp_path,
+                                                                    screenshot):
     supervisor, sup = factory.as_role("supervisor")
     applicant = factory.user("applicant")
     sites = [factory.permit(applicant, status="active", disturbed_area_sqft=30000) for _ in range(2)]
@@ -87,3 +88,5 @@ def test_supervisor_records_and_imports_storms_and_reads_the_reports(live_server
     assert open(sent.value.path(), encoding="utf-8").readline().startswith("id,")
     page.locator("main .banner.ok:has-text('Inspections (CSV) downloaded')").wait_for()
     assert_accessible(page, "program and reports")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(page, "supervisor-program", sizes=("tablet",))
