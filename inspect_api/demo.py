@@ -33,7 +33,7 @@ from .permits import exemptions, parts, services, workflow
 
 DEMO_DOMAIN = "demo.fairhaven.test"
 # The domains that add demo data (each registers its steps with @demo_step when imported).
-DEMO_DOMAINS = ("entry", "inspections", "sampling", "program", "completion", "bonds", "enforcement")
+DEMO_DOMAINS = ("entry", "inspections", "sampling", "program", "completion", "bonds", "enforcement", "public")
 
 
 def _load_domain_steps() -> None:
@@ -306,6 +306,7 @@ def demo(host: str, port: int, password: str | None, keep: bool) -> None:
             if removed:
                 counts += f"; {removed} e-mails of the previous run removed"
     click.echo(f"\nDemo database: {database} ({counts})\nOpen {url}  (API reference: {url}api/v1/docs)")
+    click.echo(f"Public pages, no sign-in (permit lookup, map, report a problem): {url}public/")
     mail = app.config.get("SMTP_URL") and "sent through SMTP_URL" or f"written as .eml files to {_mail_folder(app)}"
     click.echo(f"E-mail notices are {mail}.")
     _deliver_in_background(app)

@@ -58,6 +58,8 @@ def test_keep_serves_the_demo_made_before_and_a_fresh_start_empties_the_mail(ins
     assert "fresh: 12 permits" in fresh.output and "1 e-mails of the previous run removed" in fresh.output
     assert f"inspector@{demo.DEMO_DOMAIN}" in fresh.output and FIRST in fresh.output
     assert "demo --keep" in fresh.output
+    assert "Public pages, no sign-in (permit lookup, map, report a problem): http://" in fresh.output
+    assert fresh.output.split("no sign-in (permit lookup, map, report a problem): ")[1].split()[0].endswith("/public/")
     assert not (mail / "old-notice.eml").exists() and (mail / "README.txt").read_text() == "not a message"
     permits, inspector_id, first_hash, signs_in = _database(instance, FIRST)
     assert permits == 12 and signs_in

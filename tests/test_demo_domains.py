@@ -127,3 +127,16 @@ def test_who_sees_what(ctx, client):
     assert r.status_code == 200
     [bond] = r.get_json()
     assert bond["status"] == "held" and [p["phase_number"] for p in bond["phases"]] == [1, 2]
+
+
+def test_public_reports_one_waiting_near_a_site_and_one_answered(ctx, client):
+    sup = _login(client, "supervisor")
+    waiting = client.get("/api/v1/public-reports?status=received", headers=sup).get_json()
+    assert len(waiting) == 1 and waiting[0]["language"] == "pt" and waiting[0]["contact"]["name"] == "Maria Medeiros"
+    detail = client.get(f"/api/v1/public-reports/{waiting[0]['id']}", headers=sup).get_json()
+    assert detail["nearby_permits"][0]["id"] == ctx.permits["sconticut"].id  # 33 m from the site it concerns
+    closed = client.get("/api/v1/public-reports?status=closed", headers=sup).get_json()
+    assert len(closed) == 1 and closed[0]["answer"].startswith("The contractor swept the street")
+    # Anyone holding its reference reads the answer, and nothing else.
+    public = client.get(f"/api/v1/public/reports/{closed[0]['reference']}").get_json()
+    assert set(public) == {"reference", "status", "received_at", "answer"} and public["status"] == "closed"
