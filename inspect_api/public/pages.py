@@ -10,7 +10,7 @@ PUBLIC_CACHE_SECONDS (they vary by language); the report pages are never stored 
 from __future__ import annotations
 
 import logging
-from math import cos, radians
+from math import cos, isfinite, radians
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext as _l, refresh
@@ -209,8 +209,16 @@ def refusal(exc: ApiError, fields: dict) -> dict:
 
 @bp.get("/report")
 def report_form():
-    """The report form; `?address=` fills in the place (the permit page's "Report a problem here")."""
-    return _report_form({"address": _text("address")})
+    """The report form; `?address=` and `?lat=&lon=` fill in the place (the permit page's "Report a problem
+    at this site" sends the site's). A point that is not one is left out, never shown back."""
+    values = {"address": _text("address")}
+    try:
+        lat, lon = float(_text("lat")), float(_text("lon"))
+    except ValueError:
+        return _report_form(values)
+    if isfinite(lat) and isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180:
+        values.update(lat=f"{lat:.6f}", lon=f"{lon:.6f}")
+    return _report_form(values)
 
 
 @bp.post("/report")

@@ -92,7 +92,9 @@ def test_permit_page_says_it_all_in_words_with_its_place_and_a_report_link(clien
     assert "latitude 41.63760, longitude -70.90360" in words
     assert ('href="https://www.openstreetmap.org/?mlat=41.63760&amp;mlon=-70.90360#map=18/41.63760/-70.90360"'
             in body)
-    assert 'href="/public/report?address=12+Harbor+View+Road,+Fairhaven,+MA+02719"' in body
+    # "Report a problem at this site" brings the site's address and point, so the office finds the site.
+    assert ('href="/public/report?address=12+Harbor+View+Road,+Fairhaven,+MA+02719&amp;lat=41.637600&amp;'
+            'lon=-70.903600"' in body)
     assert '<svg class="sitemap"' in body and 'role="img"' in body and '<path class="limit"' in body
     assert r.headers["Cache-Control"] == "public, max-age=300" and r.headers["ETag"]
 

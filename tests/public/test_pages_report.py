@@ -226,3 +226,14 @@ def test_the_lookup_form_goes_to_the_report_and_unknown_references_are_404(clien
     assert_page(client.get("/public/reports", query_string={"reference": "  "}), "pt", 404)
     search = assert_page(client.get("/public/?lang=en"), "en")
     assert '<form class="lookup" method="get" action="/public/reports">' in search
+
+
+@pytest.mark.parametrize(("query", "lat", "lon"), [
+    ("lat=41.6376&lon=-70.9036", "41.637600", "-70.903600"),
+    ("lat=91&lon=-70.9036", "", ""), ("lat=nan&lon=1", "", ""), ("lat=abc&lon=-70.9", "", ""), ("lat=41.6", "", "")])
+def test_the_place_a_permit_page_sends_fills_the_form_and_a_point_that_is_none_is_left_out(client, query, lat, lon):
+    body = assert_page(client.get(f"/public/report?address=40+Center+Street&{query}"), "en")
+    assert 'id="address" name="address" type="text" maxlength="200" autocomplete="street-address" ' \
+           'value="40 Center Street"' in body
+    assert re.search(rf'id="lat" name="lat" [^>]*value="{re.escape(lat)}"', body)
+    assert re.search(rf'id="lon" name="lon" [^>]*value="{re.escape(lon)}"', body)

@@ -40,7 +40,7 @@ def test_a_report_from_the_form_in_portuguese_gets_both_messages_in_portuguese(a
     assert worker.drain("w1").sent == 1
     [(envelope, received)] = smtp_server.received()
     assert envelope["rcpt_tos"] == ["maria@example.org"]
-    assert received["Subject"] == f"Recebemos o seu relato {reference}"
+    assert received["Subject"] == f"Recebemos a sua comunicação {reference}"
     text, html = _texts(received)
     assert f"A referência é {reference}" in text and "4 de maio de 2026, às 10:00" in text
     assert text.startswith("Olá,") and '<html lang="pt">' in html and f"<strong>{reference}</strong>" in html
@@ -50,17 +50,17 @@ def test_a_report_from_the_form_in_portuguese_gets_both_messages_in_portuguese(a
 
     _, headers = factory.as_role("supervisor")
     permit = factory.permit(status="issued")
-    answer = "Obrigado. Um inspetor visita o local amanhã de manhã."
+    answer = "Obrigado. Um fiscal visita o local amanhã de manhã."
     t = client.post(f"{QUEUE}/{report.id}/triage", headers=headers,
                     json={"action": "link", "permit_id": permit.id, "answer": answer, "version": 1,
                           "note": "Owner is Pat; call before going"})
     assert t.status_code == 200, t.get_json()
     assert worker.drain("w1").sent == 1
     (_, second) = smtp_server.received()[1]
-    assert second["Subject"] == f"O seu relato {reference}: o que o município fez"
+    assert second["Subject"] == f"A sua comunicação {reference}: o que o Município fez"
     text, html = _texts(second)
-    assert f"analisou o seu relato {reference}" in text and "foi pedido a um inspetor que o visite" in text
-    assert f"A resposta do município: {answer}" in text and answer in html
+    assert f"analisou a sua comunicação {reference}" in text and "foi pedido a um fiscal que o visite" in text
+    assert f"A resposta do Município: {answer}" in text and answer in html
     assert "Owner is Pat" not in text + html and not any(secret in text + html for secret in PRIVATE)
     # The messages are about the report, filed on no permit (a resident's address is in no permit's evidence).
     messages = _messages(report.id)
