@@ -62,6 +62,14 @@ export async function queueMutation(entity, id, data, label, op = "upsert") {
   return result;
 }
 
+// Queues the deletion of a record the server holds at `baseVersion`: the device forgets the record now,
+// so the version it deletes is kept with the change (sync reads it from there, not from the record).
+export async function queueDelete(entity, id, baseVersion, label) {
+  const item = await queueMutation(entity, id, {}, label, "delete");
+  await saveItem({ ...item, base_version: baseVersion });
+  return item;
+}
+
 // Queues an action the API offers as its own endpoint (submit, review). `entity`/`id` tie it to the
 // record, so it is sent only after that record's earlier changes were answered.
 // `expect` ({path, field, values}) says how to tell, after a lost answer, that the action took place.

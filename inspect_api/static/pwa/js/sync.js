@@ -95,6 +95,7 @@ async function pushAll() {
 }
 
 async function baseVersion(item) {
+  if (item.base_version !== undefined) return item.base_version;  // a deletion (outbox.queueDelete)
   const record = await store.getRecord(item.entity, item.id);
   return record && record._server_version != null ? record._server_version : null;
 }
@@ -143,7 +144,10 @@ function outcomeOf(result) {
 async function applyResult(item, result) {
   if (!item) return;
   const outcome = outcomeOf(result);
-  if (outcome === "applied" || outcome === "duplicate") {
+  if ((outcome === "applied" || outcome === "duplicate") && item.op === "delete") {
+    await outbox.removeItem(item.seq);
+    await store.forget(item.entity, item.id);  // deleted: the device holds no copy (as a pulled tombstone does)
+  } else if (outcome === "applied" || outcome === "duplicate") {
     await outbox.removeItem(item.seq);
     await settleRecord(item.entity, item.id, result.server_record || result.record, result.version);
   } else if (outcome === "conflict" || outcome === "rejected") {

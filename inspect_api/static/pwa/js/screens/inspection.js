@@ -1,7 +1,7 @@
 // An inspection (R-I2): kind, weather, phase, location, the checklist of the current template,
 // notes, photos per item, findings with due dates; saved on the device at every tap and submitted
 // for review. The R-E2 check runs on the device before it starts.
-import { h, mount, field, select, uuid, nowIso, label, fmtDate, fmtTime, localDate } from "../dom.js";
+import { h, mount, field, select, uuid, nowIso, label, fmtDate, fmtTime, localDate, confirmAction, tellNext } from "../dom.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
 import { bestFix } from "../geo.js";
@@ -153,6 +153,33 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
     syncNow("submitted");
   }
 
+  // A draft started by mistake (the wrong site, a visit that did not happen) leaves the device, and the
+  // office too once it was sent; its photos not yet sent go with it. Only a draft: a submitted
+  // inspection stays on record (the server refuses to delete one).
+  async function discard() {
+    // The stored copy, not the one this screen opened with: a sync since may have sent the draft.
+    const stored = await store.getRecord("inspection", record.id);
+    const serverVersion = stored ? stored._server_version : record._server_version;
+    const sent = serverVersion != null;
+    const ok = await confirmAction({ title: "Discard this draft inspection?", confirm: "Discard draft", danger: true,
+      body: ["Its answers, notes and the photos not yet sent are removed from this device.",
+        sent ? "It reached the office as a draft: it is deleted there at the next sync." : "It was never sent: nothing of it reaches the office."] });
+    if (!ok) return;
+    clearTimeout(timer);
+    timer = null;
+    for (const item of await outbox.items()) {
+      if (item.kind === "photo" && item.parent_id === record.id) await outbox.removeItem(item.seq);
+    }
+    for (const item of await outbox.forRecord("inspection", record.id)) {
+      if (!item.sent) await outbox.removeItem(item.seq);
+    }
+    if (sent) await outbox.queueDelete("inspection", record.id, serverVersion, `Discarding the draft inspection at ${(permit.site || {}).address}`);
+    await store.forget("inspection", record.id);
+    tellNext("ok", sent ? "Draft inspection discarded: it is deleted at the office at the next sync." : "Draft inspection discarded.");
+    go(`/site/${permitId}`);
+    if (sent) syncNow("discarded");
+  }
+
   const review = record.status === "returned" && record.review_comment
     ? h("div.banner.warn", "Returned by the supervisor: ", record.review_comment) : null;
   // A read-only inspection says why it cannot be changed.
@@ -179,6 +206,7 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
     editable ? h("div.actions",
       h("button.primary", { type: "button", onclick: submit }, "Submit for review"),
       h("a.button", { href: `#/site/${permitId}/sample/${uuid()}` }, "Take a sample"),
-      h("a.button", { href: `#/site/${permitId}` }, "Save and close")) : null);
+      h("a.button", { href: `#/site/${permitId}` }, "Save and close"),
+      record.status === "draft" ? h("button.danger", { type: "button", onclick: discard }, "Discard draft") : null) : null);
   return () => { if (timer) { clearTimeout(timer); persist(); } };
 }

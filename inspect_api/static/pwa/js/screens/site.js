@@ -1,6 +1,6 @@
 // A site: permit summary, level, status, conditions, open findings, entry authorizations and the
 // field records made here, with the cease-and-desist warning and the R-E2 check before work starts.
-import { h, mount, label, fmtDate, fmtTime } from "../dom.js";
+import { h, mount, label, fmtDate, fmtTime, toldNow } from "../dom.js";
 import * as store from "../store.js";
 import { currentUser } from "../auth.js";
 import { coverageReason } from "../rules/entry.js";
@@ -43,6 +43,8 @@ function recordRow(href, title, sub, record) {
 
 export async function siteScreen(main, { id }) {
   let missing = false;
+  const told = toldNow();  // what the screen the user came from just did (a draft discarded)
+  if (told) told.dataset.test = "told";
   const draw = async () => {
     const permit = await store.getPermit(id);
     missing = !permit;
@@ -77,6 +79,7 @@ export async function siteScreen(main, { id }) {
     mount(main,
       h("p", h("a.back", { href: "#/sites" }, "← All sites")),
       h("h1", site.address || "Site"),
+      told,
       ceaseWarning(permit),
       commencementNotice(permit),
       // One list of cards in reading order (phone and portrait); on a landscape tablet the
