@@ -48,7 +48,7 @@ class PublicReportCreateSchema(Schema):
         # _somewhere below refuses a report with neither; the document says so.
         json_schema = {
             "description": "Where: a `location`, or an `address`, or both.",
-            "anyOf": [{"required": ["location"], "properties": {"location": {"type": "object"}}},
+            "anyOf": [{"required": ["location"], "properties": {"location": {"not": {"type": "null"}}}},
                       {"required": ["address"], "properties": {"address": {"type": "string", "pattern": "\\S"}}}]}
 
     description = fields.String(required=True, validate=[validate.Length(min=1, max=rules.DESCRIPTION_MAX),
