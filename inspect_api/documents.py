@@ -131,16 +131,25 @@ def source(storage_key: str, *, filename: str, content_type: str) -> dict[str, A
     return {"file": storage.open(storage_key)}
 
 
-def file_response(storage_key: str, *, filename: str, content_type: str, sha256: str):
-    """The HTTP answer with a stored document's bytes: a download, private, revalidated by its ETag."""
+def stored_response(storage_key: str, *, filename: str, content_type: str, etag: str, download: bool = False):
+    """Stored bytes as the HTTP answer, once the caller's right to them was checked: a redirect to a
+    short-lived signed URL (S3; the redirect itself never cached), or the bytes, private and revalidated
+    by `etag` (documents, photos, the photos of residents' reports)."""
     where = source(storage_key, filename=filename, content_type=content_type)
     if "url" in where:
-        return redirect(where["url"], code=302)
-    response = send_file(where["file"], mimetype=content_type, as_attachment=True, download_name=filename,
-                         etag=sha256, conditional=True)
+        response = redirect(where["url"], code=302)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    response = send_file(where["file"], mimetype=content_type, as_attachment=download, download_name=filename,
+                         etag=etag, conditional=True)
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
     return response
+
+
+def file_response(storage_key: str, *, filename: str, content_type: str, sha256: str):
+    """The HTTP answer with a stored document's bytes: a download, private, revalidated by its ETag."""
+    return stored_response(storage_key, filename=filename, content_type=content_type, etag=sha256, download=True)
 
 
 UPLOAD_BODY = {"required": True, "description": "The file's bytes as the body (streamed; at most MAX_DOCUMENT_BYTES). "

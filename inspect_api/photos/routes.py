@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-from flask import current_app, redirect, request, send_file
+from flask import current_app, request
 from flask.views import MethodView
 
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from .. import paging
-from ..http import PRIVATE_FILE_CACHE
-from ..storage import get_storage
+from ..documents import stored_response
 from ..uploads import receive_to_tempfile
 from . import services
 from .schemas import PARENT_TYPES, PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
@@ -103,18 +102,9 @@ BLOB_DOC = {"responses": {"200": {"description": "The bytes", "content": {"image
 
 
 def _serve(key: str, content_type: str, etag: str, filename: str, *, original: bool = False):
-    """Bytes from the local store, or a redirect to a short-lived signed URL; the caller has already
-    passed the authorization check."""
-    store = get_storage()
-    url = store.presigned_url(key, filename=filename, content_type=content_type)
-    if url:
-        response = redirect(url, 302)
-        response.headers["Cache-Control"] = "no-store"
-        return response
-    response = send_file(store.local_path(key), mimetype=content_type, etag=etag, conditional=True,
-                         download_name=filename)
-    response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
-    if original:
+    """The bytes once the authorization check passed; an original says its SHA-256 (its ETag)."""
+    response = stored_response(key, filename=filename, content_type=content_type, etag=etag)
+    if original and response.status_code != 302:
         response.headers["X-Content-SHA256"] = etag
     return response
 

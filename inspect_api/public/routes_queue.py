@@ -1,14 +1,13 @@
 """The office's queue of reports from the public (supervisors): list, read, photos, triage."""
 from __future__ import annotations
 
-from flask import redirect, send_file
 from flask_jwt_extended import current_user
 
 from .. import paging
 from ..auth.permissions import roles_required
-from ..http import PRIVATE_FILE_CACHE, Blueprint
+from ..documents import stored_response
+from ..http import Blueprint
 from ..records import expected_version, versioned
-from ..storage import get_storage
 from . import triage
 from .report_schemas import (PublicReportDetailSchema, PublicReportQuerySchema, PublicReportSchema,
                              PublicReportTriageSchema, ReportPhotoQuerySchema)
@@ -50,20 +49,6 @@ def get_public_report(report_id):
     return triage.dump_report(current_user, triage.get_report(current_user, report_id))
 
 
-def _serve(key: str, kind: str, tag: str, name: str):
-    """The bytes from the local store, or a redirect to a short-lived signed URL; only ever after the
-    supervisor check. A browser keeps a copy only to ask again before showing it (PRIVATE_FILE_CACHE)."""
-    store = get_storage()
-    url = store.presigned_url(key, filename=name, content_type=kind)
-    if url:
-        response = redirect(url, 302)
-        response.headers["Cache-Control"] = "no-store"
-        return response
-    response = send_file(store.local_path(key), mimetype=kind, etag=tag, conditional=True, download_name=name)
-    response.headers["Cache-Control"] = PRIVATE_FILE_CACHE
-    return response
-
-
 @blp.route("/public-reports/<record:report_id>/photos/<record:photo_id>")
 @roles_required("supervisor")
 @blp.arguments(ReportPhotoQuerySchema, location="query")
@@ -72,10 +57,10 @@ def get_public_report_photo(args, report_id, photo_id):
     """A report's photo: the original as sent (EXIF and all), or an upright JPEG without metadata"""
     photo, size = triage.get_photo(current_user, report_id, photo_id), args["size"]
     if size == "original":
-        return _serve(photo.original_key, photo.content_type, photo.sha256,
-                      f"report-photo-{photo.position}.{EXTENSIONS.get(photo.content_type, 'bin')}")
-    return _serve(getattr(photo, f"{size}_key"), "image/jpeg", f"{photo.sha256}-{size}",
-                  f"report-photo-{photo.position}-{size}.jpg")
+        return stored_response(photo.original_key, content_type=photo.content_type, etag=photo.sha256,
+                               filename=f"report-photo-{photo.position}.{EXTENSIONS.get(photo.content_type, 'bin')}")
+    return stored_response(getattr(photo, f"{size}_key"), content_type="image/jpeg", etag=f"{photo.sha256}-{size}",
+                           filename=f"report-photo-{photo.position}-{size}.jpg")
 
 
 @blp.route("/public-reports/<record:report_id>/triage", methods=["POST"])

@@ -119,3 +119,15 @@ def inspected_field_day(factory, client, photos: list[bytes]):
     template = client.get("/api/v1/checklist-templates/esc", headers=headers).get_json()
     ea = entry_authorization(client, headers, people.site_id)
     return people, headers, submitted_inspection(client, headers, people.site_id, ea["id"], template, photos)
+
+
+def storm_yesterday(app, inches: str) -> None:
+    """Yesterday's rain as a NOAA CDO daily total, imported as the office would (R-I4)."""
+    from inspect_api import clock
+    from inspect_api.extensions import db
+    from inspect_api.program import storm_events
+    text = ('"STATION","NAME","DATE","PRCP","SNOW"\n'
+            f'"USW00094726","NEW BEDFORD REGIONAL AIRPORT, MA US","{clock.today() - timedelta(days=1)}","{inches}","0.0"\n')
+    with app.app_context():
+        storm_events.import_daily_csv(None, text, "cdo.csv")
+        db.session.commit()

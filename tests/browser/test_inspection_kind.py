@@ -8,7 +8,7 @@ from datetime import timedelta
 from inspect_api import clock
 from inspect_api.extensions import db
 
-from .api_seed import entry_authorization
+from .api_seed import entry_authorization, storm_yesterday
 from .conftest import TABLET_LANDSCAPE
 from .helpers import release_db, sign_in, wait_synced
 from .seed import SITE
@@ -27,15 +27,6 @@ def _active_site(factory, client):
     return inspector.email, site.id
 
 
-def _storm_yesterday(app):
-    from inspect_api.program import storm_events
-    text = ('"STATION","NAME","DATE","PRCP","SNOW"\n'
-            f'"USW00094726","NEW BEDFORD REGIONAL AIRPORT, MA US","{clock.today() - timedelta(days=1)}","0.60","0.0"\n')
-    with app.app_context():
-        storm_events.import_daily_csv(None, text, "cdo.csv")
-        db.session.commit()
-
-
 def _started_kind(page, base_url, site_id) -> str:
     page.goto(f"{base_url}/#/site/{site_id}")
     page.get_by_role("button", name="Start inspection").click()
@@ -47,7 +38,7 @@ def _started_kind(page, base_url, site_id) -> str:
 def test_a_new_inspection_starts_as_the_storm_event_the_site_owes(live_server, new_context, factory, client, app):
     email, site_id = _active_site(factory, client)
     release_db()
-    _storm_yesterday(app)
+    storm_yesterday(app, "0.60")
     page = new_context(TABLET_LANDSCAPE).new_page()
     sign_in(page, live_server.url, email)
     wait_synced(page)

@@ -8,6 +8,7 @@ from datetime import datetime, time, timedelta
 
 from inspect_api import clock
 
+from .api_seed import storm_yesterday
 from .conftest import TABLET_LANDSCAPE
 from .helpers import Network, release_db, sign_in, wait_for_service_worker, wait_synced
 from .seed import SITE
@@ -47,16 +48,6 @@ def _sites(factory):
     return email, ids
 
 
-def _storm_last_night(app):
-    from inspect_api.extensions import db
-    from inspect_api.program import storm_events
-    text = ('"STATION","NAME","DATE","PRCP","SNOW"\n'
-            f'"USW00094726","NEW BEDFORD REGIONAL AIRPORT, MA US","{clock.today() - timedelta(days=1)}","0.25","0.0"\n')
-    with app.app_context():
-        storm_events.import_daily_csv(None, text, "cdo.csv")
-        db.session.commit()
-
-
 def rows(page) -> list[tuple[str, str]]:
     found = page.locator("[data-test=today] a.row")
     return [(found.nth(i).get_attribute("data-permit"), found.nth(i).get_attribute("data-kind"))
@@ -89,7 +80,7 @@ def test_inspector_day_offline_with_a_morning_storm(live_server, new_context, fa
         "Before work starts"
 
     # The morning's rain data arrives; one sync later, every active assigned site owes a storm inspection.
-    _storm_last_night(app)
+    storm_yesterday(app, "0.25")
     page.click("#syncbar button[aria-label='Sync now']")
     wait_synced(page)
     page.wait_for_selector("[data-test=today] a.row[data-kind=storm_event]")

@@ -76,8 +76,9 @@ def _saved_as_submitted(site, day):
     return r.get_json()
 
 
-def _pushed_as_submitted(site, day):
-    body = _body(site, day, status="submitted")
+def _pushed(site, day, **status):
+    """The inspection as a tablet pushes it (a draft, or with `status="submitted"`), as the server keeps it."""
+    body = _body(site, day, **status)
     record_id = body.pop("id")
     device = f"tablet-{uuid.uuid4().hex[:8]}"
     headers = site.factory.headers(site.inspector, device_id=device)
@@ -86,6 +87,10 @@ def _pushed_as_submitted(site, day):
          "base_version": None, "data": body}]})
     assert r.status_code == 200 and r.get_json()["results"][0]["status"] == "applied", r.get_json()
     return site.client.get(f"{API}/inspections/{record_id}", headers=site.inspector_h).get_json()
+
+
+def _pushed_as_submitted(site, day):
+    return _pushed(site, day, status="submitted")
 
 
 PATHS = {"draft_then_submit": _submitted_as_draft, "saved_submitted": _saved_as_submitted,
@@ -113,15 +118,7 @@ def _saved_as_draft(site, day):
 
 
 def _pushed_as_draft(site, day):
-    body = _body(site, day)
-    record_id = body.pop("id")
-    device = f"tablet-{uuid.uuid4().hex[:8]}"
-    headers = site.factory.headers(site.inspector, device_id=device)
-    r = site.client.post(f"{API}/sync/push", headers=headers, json={"device_id": device, "mutations": [
-        {"mutation_id": str(uuid.uuid4()), "entity": "inspection", "id": record_id, "op": "upsert",
-         "base_version": None, "data": body}]})
-    assert r.status_code == 200 and r.get_json()["results"][0]["status"] == "applied", r.get_json()
-    return site.client.get(f"{API}/inspections/{record_id}", headers=site.inspector_h).get_json()
+    return _pushed(site, day)
 
 
 DRAFTS = {"saved_draft": _saved_as_draft, "sync_push_draft": _pushed_as_draft}
