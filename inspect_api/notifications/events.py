@@ -105,8 +105,9 @@ def exemption_decided(permit: Any, claim: Any, actor: Any) -> list[Any]:
 
 # --- inspections and findings (R-I4, R-I5) -------------------------------------------------------
 def photo_links(photo_ids: Iterable[str]) -> list[str]:
-    """Absolute links to each photo (they open after signing in); none without PUBLIC_BASE_URL."""
-    return [link for link in (outbox.app_link(f"api/v1/photos/{pid}/original") for pid in photo_ids or []) if link]
+    """Absolute links to each photo in the app (#/photo/<id>: it fetches the photo with the reader's
+    sign-in; a bare API address would answer a browser 401); none without PUBLIC_BASE_URL."""
+    return [link for link in (outbox.app_link(f"#/photo/{pid}") for pid in photo_ids or []) if link]
 
 
 def _finding_view(finding: Any) -> dict[str, Any]:

@@ -42,8 +42,9 @@ def test_approved_inspection_sends_its_findings_to_applicant_and_owner(factory, 
     owner_copy = next(m for m in messages() if m.recipient_role == "owner")
     assert owner_copy.subject == f"1 item to correct at {permit.site_address} ({permit.number})"
     assert "Silt sack at CB-2 torn" in owner_copy.body_text and "By: Monday, May 11, 2026" in owner_copy.body_text
-    assert f"https://permits.example.org/api/v1/photos/{PHOTO}/original" in owner_copy.body_text
-    assert f'href="https://permits.example.org/api/v1/photos/{PHOTO}/original"' in owner_copy.body_html
+    # A link into the app, which fetches the photo with the reader's sign-in (not the bare API address).
+    assert f"https://permits.example.org/#/photo/{PHOTO}" in owner_copy.body_text
+    assert f'href="https://permits.example.org/#/photo/{PHOTO}"' in owner_copy.body_html
     assert "as the property owner" in owner_copy.body_text and owner_copy.record_id == iid
 
 

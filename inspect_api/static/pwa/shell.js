@@ -79,6 +79,7 @@ const FILES = [
   "js/screens/office_costs.js",
   "js/screens/office_program.js",
   "js/screens/office_reports.js",
+  "js/screens/photo.js",
   "js/screens/issues.js",
   "js/screens/account.js",
 ];

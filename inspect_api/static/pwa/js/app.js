@@ -32,6 +32,7 @@ import { applicationsScreen, applicationDetailScreen } from "./screens/applicati
 import { registerScreen } from "./screens/register.js";
 import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
 import { publicReportsScreen, publicReportScreen } from "./screens/office_reports.js";
+import { photoScreen } from "./screens/photo.js";
 import { accountScreen } from "./screens/account.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
@@ -86,6 +87,7 @@ function routes() {
   route("/cases/new", guarded(located(newCaseScreen), ["supervisor"]));
   route("/cases/new/report/:reportId", guarded(newCaseScreen, ["supervisor"]));
   route("/public-reports", guarded(publicReportsScreen, ["supervisor"]));
+  route("/photo/:id", guarded(photoScreen));
   route("/public-reports/:id", guarded(publicReportScreen, ["supervisor"]));
   route("/closeout/:id", guarded(closeoutScreen, ["supervisor"]));
   route("/closeout/:id/costs/:cid", guarded(officeCostsScreen, ["supervisor"]));

@@ -1,0 +1,31 @@
+// One photo, large, with what a reader needs to weigh it (where it was taken, how far from the site,
+// who uploaded it and when): the address e-mailed notices link to for each finding's photo. The bytes
+// need the sign-in, so they are fetched here, never opened as a bare API address.
+import { h, mount, banner } from "../dom.js";
+import { api, raw, plain } from "../api.js";
+import { photoFacts } from "../ui/photos.js";
+import { fetchedLink } from "../ui/files.js";
+
+export async function photoScreen(main, { id }) {
+  const urls = [];
+  const back = h("p", h("a.back", { href: "#/", onclick: (e) => { if (history.length > 1) { e.preventDefault(); history.back(); } } }, "← Back"));
+  mount(main, back, h("h1", "Photo"), h("p.loading", "Loading…"));
+  let photo;
+  try {
+    photo = await api(`/api/v1/photos/${encodeURIComponent(id)}`);
+  } catch (err) {
+    mount(main, back, h("h1", "Photo"), banner("error", err.offline ? "The photo is on the office server: connect, then open it again." : plain(err)));
+    return;
+  }
+  const img = h("img.large", { alt: `Photo taken ${photo.taken_at || photo.captured_at || ""}`.trim(), width: photo.width, height: photo.height });
+  raw(`/api/v1/photos/${encodeURIComponent(id)}/thumbnail?size=display`).then((r) => r.blob()).then((blob) => {
+    const url = URL.createObjectURL(blob);
+    urls.push(url);
+    img.src = url;
+  }).catch(() => { img.alt = "The photo could not be fetched."; });
+  mount(main, back, h("h1", "Photo"),
+    h("figure.photo-large", { dataset: { photo: id } }, img, h("figcaption", photoFacts(photo))),
+    h("div.actions", fetchedLink(`/api/v1/photos/${encodeURIComponent(id)}/original`, "The original, as taken",
+      `photo-${id}.${(photo.content_type || "image/jpeg").split("/")[1]}`, urls, { test: "original" })));
+  return () => urls.forEach((u) => URL.revokeObjectURL(u));
+}
