@@ -79,3 +79,29 @@ def test_the_sync_bar_leaves_a_small_phone_its_screen(live_server, new_context, 
     button = bar.get_by_role("button", name="Sync now").bounding_box()
     assert button["y"] < box["height"] / 2 and button["height"] >= 44, button  # beside the words, not below them
     assert page.evaluate("() => document.documentElement.scrollWidth") <= SMALL_PHONE["width"]
+
+
+def test_a_table_reads_on_a_small_phone_one_row_at_a_time(live_server, new_context, factory, client):
+    """At 320 px four columns split every word ("Basi s", "Perm it"); there each row is a block, each cell
+    under its column's name. A tablet keeps the table."""
+    people = field_day(factory)
+    headers = factory.headers(db.session.get(User, people.inspector_id))
+    entry_authorization(client, headers, people.site_id)
+    release_db()
+    for viewport, stacked in ((SMALL_PHONE, True), (TABLET_LANDSCAPE, False)):
+        page = new_context(viewport).new_page()
+        sign_in(page, live_server.url, people.inspector_email)
+        wait_synced(page)
+        page.goto(f"{live_server.url}/#/site/{people.site_id}")
+        table = page.locator("section:has(h2:text-is('Entry authorizations')) table")
+        table.wait_for()
+        cells = table.locator("tbody td")
+        assert [cells.nth(i).get_attribute("data-label") for i in range(4)] == ["Basis", "Scope", "Valid", "State"]
+        assert table.get_attribute("role") == "table" and cells.first.get_attribute("role") == "cell"
+        display = cells.first.evaluate("e => getComputedStyle(e).display")
+        assert display == ("block" if stacked else "table-cell"), (viewport, display)
+        if stacked:
+            # Each cell holds its words whole: no line of it is narrower than its longest word.
+            assert cells.nth(1).evaluate("e => e.scrollWidth <= e.clientWidth")
+            assert cells.nth(1).inner_text().startswith("Examination, Survey")
+        page.context.close()

@@ -24,7 +24,30 @@ export function h(tag, attrs, ...children) {
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   append(el, children);
+  if (name === "table") stackable(el);
   return el;
+}
+
+// A table with a header row reads, on a phone, as one block per row, each cell under its column's name
+// (app.css, "stacks"): at 320 px four columns would split every word. The roles keep it a table for
+// screen readers, which lose a table's semantics once its parts are display: block.
+function stackable(table) {
+  const heads = table.tHead ? Array.from(table.tHead.rows[0] ? table.tHead.rows[0].cells : [], (c) => c.textContent.trim()) : [];
+  if (!heads.length) return;
+  table.classList.add("stacks");
+  table.setAttribute("role", "table");
+  for (const group of [table.tHead, ...table.tBodies]) group.setAttribute("role", "rowgroup");
+  for (const th of table.tHead.rows[0].cells) th.setAttribute("role", "columnheader");
+  for (const body of table.tBodies) {
+    for (const row of body.rows) {
+      row.setAttribute("role", "row");
+      Array.from(row.cells).forEach((cell, i) => {
+        cell.setAttribute("role", cell.tagName === "TH" ? "rowheader" : "cell");
+        if (heads[i]) cell.dataset.label = heads[i];
+      });
+    }
+  }
+  table.tHead.rows[0].setAttribute("role", "row");
 }
 
 function append(el, children) {
