@@ -131,3 +131,17 @@ def storm_yesterday(app, inches: str) -> None:
     with app.app_context():
         storm_events.import_daily_csv(None, text, "cdo.csv")
         db.session.commit()
+
+
+def resident_report(client, description: str, *, lat: float, lon: float, address: str | None = None,
+                    photo: bytes | None = None, **contact: str) -> str:
+    """A resident's report sent as the public form sends it (multipart, the photo as `photos`): its reference."""
+    import io
+    data = {"description": description, "lat": str(lat), "lon": str(lon), **contact}
+    if address:
+        data["address"] = address
+    if photo:
+        data["photos"] = [(io.BytesIO(photo), "runoff.jpg", "image/jpeg")]
+    response = client.post("/api/v1/public/reports", data=data, content_type="multipart/form-data")
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["reference"]

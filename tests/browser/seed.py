@@ -47,3 +47,24 @@ def field_day(factory) -> People:
     db.session.commit()
     db.session.close()
     return people
+
+
+@dataclass
+class Office:
+    supervisor_email: str
+    supervisor_headers: dict
+    site_id: str
+    site_number: str
+    applicant_email: str
+
+
+def office_and_active_site(factory) -> Office:
+    """A supervisor and one active permit at SITE (40 Center Street), committed: what a resident's
+    report about that site is triaged against."""
+    from inspect_api.extensions import db
+    supervisor, headers = factory.as_role("supervisor")
+    applicant = factory.user("applicant", name="Alex Builder")
+    site = factory.permit(applicant, status="active", disturbed_area_sqft=32000,
+                          site={"address": "40 Center Street, Fairhaven, MA 02719", "location": SITE})
+    db.session.commit()
+    return Office(supervisor.email, headers, site.id, site.number, applicant.email)

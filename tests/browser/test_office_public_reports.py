@@ -3,23 +3,12 @@ where the camera was, links it to the permit near it (a complaint inspection is 
 enforcement case from another, and each is checked through the API."""
 from __future__ import annotations
 
-from inspect_api.extensions import db
-
+from .api_seed import resident_report
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
 from .helpers import assert_accessible, confirm, release_db, sign_in, wait_synced
-from .seed import SITE
+from .seed import SITE, office_and_active_site
 
 REPORTS = "/api/v1/public/reports"
-
-
-def _report(client, description: str, *, lat: float, lon: float, address: str, photo: bytes | None = None) -> str:
-    data = {"description": description, "lat": str(lat), "lon": str(lon), "address": address,
-            "email": "neighbour@example.org", "name": "Rita Neighbour"}
-    if photo:
-        data["photos"] = [(__import__("io").BytesIO(photo), "runoff.jpg", "image/jpeg")]
-    response = client.post(REPORTS, data=data, content_type="multipart/form-data")
-    assert response.status_code == 201, response.get_json()
-    return response.get_json()["reference"]
 
 
 def _id_of(client, sup, reference: str) -> dict:
@@ -28,17 +17,14 @@ def _id_of(client, sup, reference: str) -> dict:
 
 
 def test_supervisor_links_one_report_and_opens_a_case_from_another(live_server, new_context, factory, client, screenshot):
-    supervisor, sup = factory.as_role("supervisor")
-    applicant = factory.user("applicant")
-    site = factory.permit(applicant, status="active", disturbed_area_sqft=30000,
-                          site={"address": "40 Center Street, Fairhaven, MA 02719", "location": SITE})
-    db.session.commit()
-    site_id, number, email = site.id, site.number, supervisor.email
-    linked_ref = _report(client, "Brown water running from the site into the catch basin on Center Street.",
+    office = office_and_active_site(factory)
+    sup, site_id, number, email = office.supervisor_headers, office.site_id, office.site_number, office.supervisor_email
+    contact = {"email": "neighbour@example.org", "name": "Rita Neighbour"}
+    linked_ref = resident_report(client, "Brown water running from the site into the catch basin on Center Street.",
                          lat=SITE["lat"] + 0.0004, lon=SITE["lon"], address="Center Street by the town hall",
-                         photo=camera_jpeg(SITE["lat"] + 0.0004, SITE["lon"], seed=11))
-    case_ref = _report(client, "Someone is clearing the wooded lot and pushing soil into the marsh.",
-                       lat=41.6010, lon=-70.8890, address="Shore Lane, behind number 12")
+                         photo=camera_jpeg(SITE["lat"] + 0.0004, SITE["lon"], seed=11), **contact)
+    case_ref = resident_report(client, "Someone is clearing the wooded lot and pushing soil into the marsh.",
+                       lat=41.6010, lon=-70.8890, address="Shore Lane, behind number 12", **contact)
     linked = _id_of(client, sup, linked_ref)
     case_report = _id_of(client, sup, case_ref)
     release_db()

@@ -6,12 +6,10 @@ site; the resident is e-mailed what the Town did and reads the answer by the ref
 permit's parties ever shows on the public pages."""
 from __future__ import annotations
 
-from inspect_api.extensions import db
-
 from ..notifications.conftest import smtp_factory, smtp_server  # noqa: F401  (fixtures)
 from .conftest import PHONE, TABLET_LANDSCAPE, camera_jpeg
 from .helpers import confirm, release_db, sign_in, wait_synced
-from .seed import SITE
+from .seed import SITE, office_and_active_site
 
 ANSWER = "Obrigado. Um fiscal vai visitar a obra esta semana."
 
@@ -27,12 +25,9 @@ def _worker(app) -> str:
 def test_a_resident_reports_in_portuguese_and_is_told_what_the_town_did(app, live_server, new_context, factory,
                                                                        client, smtp_server):
     app.config.update(SMTP_URL=smtp_server.url, PUBLIC_BASE_URL=live_server.url)
-    supervisor, sup = factory.as_role("supervisor")
-    applicant = factory.user("applicant", name="Alex Builder")
-    site = factory.permit(applicant, status="active", disturbed_area_sqft=32000,
-                          site={"address": "40 Center Street, Fairhaven, MA 02719", "location": SITE})
-    db.session.commit()
-    site_id, number, email, applicant_email = site.id, site.number, supervisor.email, applicant.email
+    office = office_and_active_site(factory)
+    sup, site_id, number = office.supervisor_headers, office.site_id, office.site_number
+    email, applicant_email = office.supervisor_email, office.applicant_email
     release_db()
 
     # The resident: a phone, Portuguese, no script.

@@ -3,30 +3,18 @@ read on the Public reports screen and linked to the permit near it, with the con
 the link, and the complaint inspection it makes due, are checked through the API."""
 from __future__ import annotations
 
-import io
-
-from inspect_api.extensions import db
+from tests.browser.api_seed import resident_report
 from tests.browser.conftest import camera_jpeg
 from tests.browser.helpers import release_db
-from tests.browser.seed import SITE
+from tests.browser.seed import SITE, office_and_active_site
 
 from .helpers import click_text, css, fill_label, sign_in, wait, wait_synced
 
-REPORTS = "/api/v1/public/reports"
-
-
 def test_supervisor_links_a_report_from_the_public_in_webkit(webkit, office_server, factory, client):
-    supervisor, sup = factory.as_role("supervisor")
-    applicant = factory.user("applicant")
-    site = factory.permit(applicant, status="active", disturbed_area_sqft=30000,
-                          site={"address": "40 Center Street, Fairhaven, MA 02719", "location": SITE})
-    db.session.commit()
-    site_id, number, email = site.id, site.number, supervisor.email
-    sent = client.post(REPORTS, content_type="multipart/form-data", data={
-        "description": "Brown water running into the catch basin.", "lat": str(SITE["lat"] + 0.0003),
-        "lon": str(SITE["lon"]), "photos": [(io.BytesIO(camera_jpeg(SITE["lat"], SITE["lon"], seed=31)), "basin.jpg")]})
-    assert sent.status_code == 201, sent.get_json()
-    reference = sent.get_json()["reference"]
+    office = office_and_active_site(factory)
+    sup, site_id, number, email = office.supervisor_headers, office.site_id, office.site_number, office.supervisor_email
+    reference = resident_report(client, "Brown water running into the catch basin.", lat=SITE["lat"] + 0.0003,
+                                lon=SITE["lon"], photo=camera_jpeg(SITE["lat"], SITE["lon"], seed=31))
     release_db()
 
     driver = webkit().driver
