@@ -7,7 +7,7 @@ import { importX, createNodeResolver } from "eslint-plugin-import-x";
 const PWA = "inspect_api/static/pwa/js";
 
 export default [
-  { ignores: ["node_modules/", ".venv/", "test-artifacts/", "build/", "dist/"] },
+  { ignores: ["node_modules/", ".venv/", "test-artifacts/", "build/", "dist/", "inspect_api/static/pwa/vendor/"] },
   js.configs.recommended,
   {
     // `const { bytes, ...rest } = item` is how the app drops a field from a copy: not an unused variable.

@@ -13,6 +13,12 @@ const FILES = [
   "icons/icon-192.png",
   "icons/icon-512.png",
   "icons/maskable-512.png",
+  // The map library, vendored from the locked npm package (scripts/vendor_leaflet.py); imported
+  // when a map is first shown, precached so a map draws offline.
+  "vendor/leaflet/leaflet-src.esm.js",
+  "vendor/leaflet/leaflet.css",
+  "vendor/leaflet/images/layers.png",
+  "vendor/leaflet/images/layers-2x.png",
   "js/app.js",
   "js/api.js",
   "js/auth.js",
