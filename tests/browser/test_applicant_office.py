@@ -65,7 +65,7 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     page.locator("[data-need=esc_plan] .chip.good").wait_for()
     # The applicant opens what they sent: the server's copy, byte for byte.
     with page.expect_download() as sent:
-        page.locator("[data-test=documents]").get_by_role("button", name="Open esc-plan.pdf").click()
+        page.locator("[data-test=documents]").get_by_role("button", name="Save a copy of esc-plan.pdf").click()
     assert Path(sent.value.path()).read_bytes() == ESC_PDF
     docs = page.locator("[data-test=documents]")
     docs.get_by_label("Kind").select_option("om_plan")
@@ -109,8 +109,14 @@ def test_sign_up_then_documents_before_submitting(live_server, new_context, fact
     card.wait_for()
     assert "ESC plan, sheets C-1 to C-4" in card.inner_text() and "PDF" in card.inner_text()
     assert "bring or send" not in office.inner_text("main")
-    with office.expect_download() as download:
+    # A PDF opens in a tab of its own, to be read there; "Save a copy" keeps it.
+    with office.context.expect_page() as tab:
         card.get_by_role("button", name="Open esc-plan.pdf").click()
+    tab.value.wait_for_url(lambda url: url.startswith("blob:"))
+    assert tab.value.evaluate("document.contentType") == "application/pdf"
+    tab.value.close()
+    with office.expect_download() as download:
+        card.get_by_role("button", name="Save a copy of esc-plan.pdf").click()
     assert download.value.suggested_filename == "esc-plan.pdf"
     assert Path(download.value.path()).read_bytes() == ESC_PDF
     assert_accessible(office, "review card with the documents")

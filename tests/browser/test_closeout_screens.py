@@ -129,8 +129,9 @@ def test_supervisor_closes_out_permits(live_server, new_context, factory, client
     # The order as served opens from its record: its PDF, fetched with the sign-in.
     pdf = page.locator(f"[data-order-pdf='{orders[0]['id']}']:not([aria-disabled])")
     pdf.wait_for()
+    assert pdf.get_attribute("target") == "_blank"
     with page.expect_download() as download:
-        pdf.click()
+        page.locator(f"[data-save='{orders[0]['number']}.pdf']").click()
     assert download.value.suggested_filename == f"{orders[0]['number']}.pdf"
     with open(download.value.path(), "rb") as saved:
         assert saved.read(5) == b"%PDF-"

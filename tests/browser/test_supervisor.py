@@ -65,12 +65,20 @@ def test_approving_an_inspection_asks_once_and_says_what_follows(live_server, ne
     wait_synced(page)
     page.click(f"a.row[data-inspection='{inspection['id']}']")
     # The inspection report the decision rests on opens from the screen, fetched with the sign-in.
+    # It opens in a tab of its own to be read, and "Save a copy" keeps it on the device.
     report = page.locator("[data-test=report-pdf]:not([aria-disabled])")
     report.wait_for()
-    assert report.get_attribute("download") == f"inspection-{inspection_number(client, headers, inspection)}.pdf"
-    with page.expect_download() as download:
+    assert report.get_attribute("target") == "_blank" and report.get_attribute("download") is None
+    with page.context.expect_page() as tab:
         report.click()
-    assert download.value.suggested_filename == report.get_attribute("download")
+    assert tab.value.url == report.get_attribute("href") and tab.value.url.startswith("blob:")
+    assert tab.value.evaluate("document.contentType") == "application/pdf"
+    tab.value.close()
+    name = f"inspection-{inspection_number(client, headers, inspection)}.pdf"
+    save = page.locator(f"[data-save='{name}']:not([aria-disabled])")
+    with page.expect_download() as download:
+        save.click()
+    assert download.value.suggested_filename == name
     with open(download.value.path(), "rb") as saved:
         assert saved.read(5) == b"%PDF-"
     page.get_by_role("button", name="Approve").click()
