@@ -128,6 +128,16 @@ class World:
             "started_at": iso(now - timedelta(hours=2)), "checklist": {"template": "esc", "items": items}}))
         submitted = self.call("i", "POST", f"/inspections/{inspection_id}/submit", expect=200, json={})
         self.ids["finding"] = submitted["findings"][0]["id"]
+        # The inspector's markup of the photo (a sync entity with no POST of its own), so the photo's
+        # annotation routes and everyone's pull are swept on a real one.
+        annotation_id = str(uuid.uuid4())
+        pushed = self.call("i", "POST", "/sync/push", expect=200, json={
+            "device_id": f"i-tablet-{annotation_id[:8]}", "mutations": [{
+                "mutation_id": str(uuid.uuid4()), "entity": "photo_annotation", "id": annotation_id, "op": "upsert",
+                "base_version": None, "data": {"photo_id": self.ids["photo"], "shapes": [
+                    {"kind": "arrow", "points": [[0.1, 0.1], [0.6, 0.5]], "colour": "#ff2a1a"}]}}]})
+        assert pushed["results"][0]["status"] == "applied", pushed
+        self.ids["photo_annotation"] = annotation_id
         self.record("sample", self.call("i", "POST", "/samples", json={
             "permit_id": pid, "entry_authorization_id": self.ids["entry"], "sampled_at": iso(now - timedelta(hours=1)),
             "sampler": "Dana Field", "outfall_id": "OF-1", "sample_type": "grab", "analysis": "field",

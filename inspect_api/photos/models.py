@@ -67,6 +67,24 @@ class Photo(RecordMixin, db.Model):
         return self.device_created_at
 
 
+class PhotoAnnotation(RecordMixin, db.Model):
+    """A person's markup of a photo (arrows, circles, freehand lines, text labels), kept as vectors
+    beside the photo: drawing it never changes the photo's bytes or SHA-256 (DOMAIN.md "Evidence").
+    Points are fractions of the image's width and height, so the markup fits every rendition.
+
+    `permit_id` is the photo's, kept here so the change feed scopes the record like the photo's other
+    field records. A deleted annotation keeps its row (deleted_at) as what it was."""
+
+    __tablename__ = "photo_annotations"
+    __sync_entity__ = "photo_annotation"
+
+    photo_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("photos.id"), nullable=False, index=True)
+    permit_id: Mapped[str] = mapped_column(IdColumn, sa.ForeignKey("permits.id"), nullable=False, index=True)
+    # [{"kind", "points": [[x, y], ...], "text"?, "colour"}, ...] as photos.annotation_rules allows
+    shapes: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
 class PhotoUpload(db.Model):
     """A resumable (tus) upload in progress. The bytes received so far are chunks in the blob store,
     one per PATCH, so any API process can continue an upload another one started."""

@@ -26,7 +26,7 @@ from ..inspections.models import Finding, Inspection
 from ..permits.access import is_assigned, visible_permit_ids
 from ..permits.models import Assignment, Permit
 from . import parent_rules
-from .models import Photo
+from .models import Photo, PhotoAnnotation
 
 
 # parent_type -> the model of that record. Filled by the app factory (register_parent): some of those
@@ -87,6 +87,19 @@ def check_attach(user, permit: Permit, parent_type: str | None, parent_id: str |
     if _locked(parent_type, record):
         raise Conflict(f"This {parent_rules.words(parent_type)} is locked; it takes no new photos.",
                        error="record_locked")
+
+
+def photo_locked(photo: Photo, permit: Permit) -> bool:
+    """Is the record `photo` is evidence of locked (check_attach's 409 record_locked): a closed permit,
+    or a parent that exists on the permit and is locked? A parent not synced yet locks nothing."""
+    if parent_rules.permit_locked(permit.status):
+        return True
+    if photo.parent_type is None or photo.parent_type not in parent_models():
+        return False
+    record = db.session.get(parent_models()[photo.parent_type], str(photo.parent_id))
+    if record is None or record.permit_id != photo.permit_id:
+        return False
+    return _locked(photo.parent_type, record)
 
 
 def attached() -> ColumnElement[bool]:
@@ -170,11 +183,18 @@ def _touch_children(session: Session) -> None:
         by_kind: dict[str, list[str]] = {}
         for kind, pid in parents:
             by_kind.setdefault(kind, []).append(pid)
+        photo_ids: list[str] = []
         for kind, ids in by_kind.items():  # one IN list per kind, not an OR of a pair per parent
             for start in range(0, len(ids), 400):
                 for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(
                         Photo.parent_type == kind, Photo.parent_id.in_(ids[start:start + 400]))):
                     changes.touch_row(Photo, photo_id, permit_id, session)
+                    photo_ids.append(photo_id)
+        # A photo's markup is seen by exactly those who see the photo: it is sent again with it.
+        for start in range(0, len(photo_ids), 400):
+            for annotation_id, permit_id in session.execute(select(PhotoAnnotation.id, PhotoAnnotation.permit_id).where(
+                    PhotoAnnotation.photo_id.in_(photo_ids[start:start + 400]))):
+                changes.touch_row(PhotoAnnotation, annotation_id, permit_id, session)
 
 
 # insert=True: ahead of the change feed's and the snapshots' commit hooks, which number what this touches.

@@ -6,10 +6,12 @@ from flask.views import MethodView
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required
 from .. import paging
+from ..records import expected_version, versioned
 from ..documents import stored_response
 from ..uploads import receive_to_tempfile
-from . import services
-from .schemas import PARENT_TYPES, PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta
+from . import annotations, services
+from .schemas import (PARENT_TYPES, PhotoAnnotationCreateSchema, PhotoAnnotationSchema, PhotoAnnotationUpdateSchema,
+                      PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta)
 from .routes_tus import tus_blp
 
 DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals and thumbnails.
@@ -40,7 +42,14 @@ DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals
 - `width`/`height` are as displayed (EXIF orientation applied); thumbnails are upright JPEGs with no
   metadata at all (no GPS). Originals are kept byte-identical, content-addressed by SHA-256.
 - Originals and thumbnails come from the API, or as a 302 to a signed S3 URL valid for
-  PRESIGNED_URL_SECONDS, always after the access check. Unseen photos are 404."""
+  PRESIGNED_URL_SECONDS, always after the access check. Unseen photos are 404.
+- Markup (`photo_annotation`, pushed through POST /sync/push): arrows, circles, freehand lines and text
+  labels kept as vectors beside the photo, points as fractions of the upright image's width and height.
+  Seen by exactly those who see the photo; drawn by those who may add the photo (a locked record's
+  photo: supervisors only); changed or deleted by its author or a supervisor. Devices push it; the same
+  schemas serve POST /photo-annotations, GET, PATCH and DELETE /photo-annotations/{id}. `/annotations` lists a
+  photo's markup; `/annotated` is a JPEG of the display rendition with all of it drawn on (404 when there
+  is none). The original's bytes and SHA-256 never change."""
 
 blp = Blueprint("photos", __name__, url_prefix="/api/v1", description=DESCRIPTION)
 
@@ -176,6 +185,83 @@ class PhotoThumbnail(MethodView):
         photo = services.get_photo(current_user, photo_id)
         key = photo.display_key if args["size"] == "display" else photo.small_key
         return _serve(key, "image/jpeg", f"{photo.sha256}-{args['size']}", f"{photo.id}-{args['size']}.jpg")
+
+
+@blp.route("/photos/<photo_id>/annotations")
+class PhotoAnnotations(MethodView):
+    @login_required
+    @blp.response(200, PhotoAnnotationSchema(many=True))
+    @blp.alt_response(404, description="not_found: no such photo, or one the caller may not see")
+    def get(self, photo_id):
+        """A photo's markup, oldest first (the order it is drawn in): everyone who may see the photo sees all of it"""
+        return annotations.dump_annotations(annotations.list_for_photo(current_user, photo_id))
+
+
+_REFUSALS = ("403 forbidden: no right to add the photo (an assigned inspector or a supervisor on field "
+             "records; the applicant or a supervisor on a completion notice), or not the markup's author; "
+             "409 record_locked: the photo's record or permit is locked (supervisors excepted)")
+
+
+@blp.route("/photo-annotations")
+class PhotoAnnotationCreate(MethodView):
+    @login_required
+    @blp.arguments(PhotoAnnotationCreateSchema)
+    @blp.response(201, PhotoAnnotationSchema)
+    @blp.alt_response(200, schema=PhotoAnnotationSchema, description="The same id with the same photo and shapes "
+                                                                     "again: the existing markup")
+    @blp.alt_response(403, description=_REFUSALS)
+    @blp.alt_response(404, description="not_found on `photo_id`: no such photo, or one the caller may not see")
+    @blp.alt_response(409, description="conflict (the id holds other markup) or record_locked")
+    def post(self, body):
+        """Mark up a photo (what a device pushes as `photo_annotation`); the photo itself never changes"""
+        record, created = annotations.create_annotation(current_user, body)
+        return annotations.dump_annotation(record), 201 if created else 200
+
+
+@blp.route("/photo-annotations/<annotation_id>")
+class PhotoAnnotationItem(MethodView):
+    @login_required
+    @blp.response(200, PhotoAnnotationSchema)
+    def get(self, annotation_id):
+        """One markup (seen by whoever may see its photo)"""
+        return annotations.dump_annotation(annotations.get_annotation(current_user, annotation_id))
+
+    @login_required
+    @blp.arguments(PhotoAnnotationUpdateSchema)
+    @blp.response(200, PhotoAnnotationSchema)
+    @blp.alt_response(403, description=_REFUSALS)
+    @versioned(blp)
+    def patch(self, body, annotation_id):
+        """Redraw a markup: its shapes as a whole (its author or a supervisor; If-Match or version)"""
+        record = annotations.get_annotation(current_user, annotation_id)
+        return annotations.dump_annotation(
+            annotations.update_annotation(current_user, record, body, expected_version(body)))
+
+    @login_required
+    @blp.response(204)
+    @blp.alt_response(403, description=_REFUSALS)
+    @versioned(blp, body=False)
+    def delete(self, annotation_id):
+        """Take a markup off its photo (its author or a supervisor; If-Match); devices receive a tombstone"""
+        record = annotations.get_annotation(current_user, annotation_id)
+        annotations.delete_annotation(current_user, record, expected_version(None))
+
+
+ANNOTATED_DOC = {"responses": {"200": {"description": "The display rendition (longest side 1280) with every "
+                                                      "annotation drawn on it; the original is untouched",
+                                       "content": {"image/jpeg": _BINARY}},
+                               "304": {"description": "Not modified (If-None-Match matched the ETag)"}}}
+
+
+@blp.route("/photos/<photo_id>/annotated")
+class PhotoAnnotated(MethodView):
+    @login_required
+    @blp.alt_response(404, description="not_found: no such photo, one the caller may not see, or a photo "
+                                       "without markup (its plain rendition is /thumbnail)")
+    @blp.doc(**ANNOTATED_DOC)
+    def get(self, photo_id):
+        """The photo with its markup drawn on: a new JPEG made from the display rendition (the original never changes)"""
+        return annotations.annotated_response(current_user, photo_id)
 
 
 blueprints = [blp, tus_blp]

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from ..paging import PageArgs
 from ..errors import ValidationFailed
-from ..schemas import Boolean, GpsFixSchema, Integer
+from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer
+from . import annotation_rules as markup
 from .models import PARENT_TYPES
 
 # Headers may carry each field as X-Permit-Id, Permit-Id or permit_id (proxies drop underscores).
@@ -123,3 +124,94 @@ def load_meta(query: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str,
         if data.get(key) is not None:
             data[key] = str(data[key])
     return data
+
+
+# -- markup (photo_annotation, a sync entity: API.md) ------------------------------------------------
+class Fraction(fields.Float):
+    """A coordinate as a fraction of the image's width or height: a JSON number from 0 to 1, never
+    text or a boolean (strict input, as `type: number` says)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+_COORDINATE = "Each coordinate is a number from 0 to 1 (a fraction of the image's width or height)."
+
+
+class ShapeSchema(Schema):
+    """One shape of a markup (photos/annotation_rules.py says what each kind takes)."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(markup.KINDS))
+    points = fields.List(
+        fields.List(Fraction(allow_nan=False, validate=validate.Range(min=0, max=1, error=_COORDINATE)),
+                    validate=validate.Length(equal=2, error="A point is an [x, y] pair.")),
+        required=True, validate=validate.Length(min=1, max=markup.MAX_POINTS_PER_SHAPE),
+        metadata={"description": "[x, y] pairs, each a fraction from 0 to 1 of the image's width (from the left) "
+                                 "and height (from the top) as displayed. arrow: 2 (tail, head); circle: 2 "
+                                 "(opposite corners of the bounding box); freehand: 2 to 2000; text: 1 (where the "
+                                 "label starts, centred on it vertically)."})
+    text = fields.String(allow_none=True, validate=validate.Length(min=1, max=markup.MAX_TEXT), metadata={
+        "description": "The label of a `text` shape (one line, 1 to 200 characters); refused on other kinds "
+                       "(null there is the same as leaving it out)."})
+    colour = fields.String(required=True, validate=validate.Regexp(markup.COLOUR_PATTERN, error="A colour is #rrggbb."),
+                           metadata={"description": "#rrggbb (answered in lower case)."})
+
+    @validates_schema
+    def _by_kind(self, data, **_kw):
+        problems = markup.shape_problems(data)
+        if problems:
+            raise ValidationError(problems)
+
+
+def _shapes(**kwargs) -> fields.List:
+    return fields.List(fields.Nested(ShapeSchema), validate=validate.Length(max=markup.MAX_SHAPES), metadata={
+        "description": "Up to 100 shapes, drawn in this order; at most 20000 points in all. None: the author "
+                       "erased the markup (it draws nothing; deleting the record does the same)."}, **kwargs)
+
+
+class _AllShapes(Schema):
+    @validates_schema
+    def _total(self, data, **_kw):
+        problem = markup.total_points_problem(data.get("shapes") or [])
+        if problem:
+            raise ValidationError({"shapes": [problem]})
+
+
+class PhotoAnnotationCreateSchema(_AllShapes):
+    """A markup drawn over a photo, pushed through POST /sync/push as entity `photo_annotation`."""
+
+    id = fields.UUID(load_default=None)
+    photo_id = fields.UUID(required=True, metadata={"description": "The photo drawn on: one the caller may see "
+                                                                   "(uploaded first), else not_found."})
+    shapes = _shapes(required=True)
+    device_created_at = fields.AwareDateTime(load_default=None, allow_none=True,
+                                             metadata={"description": "When the device made it (its own clock)"})
+
+
+class PhotoAnnotationUpdateSchema(EditSchema, _AllShapes):
+    """An edit of a markup: its shapes as a whole (the photo it is drawn on never changes)."""
+
+    shapes = _shapes()
+    version = Integer(metadata={"description": "The version edited (or send If-Match)."})
+
+
+class DrawnBySchema(Schema):
+    id = fields.String()
+    name = fields.String(allow_none=True)
+
+
+class PhotoAnnotationSchema(Schema):
+    id = fields.String()
+    photo_id = fields.String()
+    permit_id = fields.String()
+    shapes = fields.List(fields.Nested(ShapeSchema))
+    created_by = fields.String(allow_none=True)
+    drawn_by = fields.Nested(DrawnBySchema, allow_none=True, metadata={
+        "description": "The account that drew it (id and name)."})
+    device_id = fields.String(allow_none=True)
+    device_created_at = _time(allow_none=True)
+    version = Integer()
+    created_at = _time()
+    updated_at = _time()

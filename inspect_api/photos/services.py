@@ -149,6 +149,11 @@ def _uploader_names(user_ids: set[str]) -> dict[str, str | None]:
     return names
 
 
+def names_of(user_ids: set[str]) -> dict[str, str | None]:
+    """Account names by id (uploaders, those who drew markup), loaded at once."""
+    return _uploader_names(user_ids)
+
+
 def _uploaded_by(photo: Photo, names: dict[str, str | None]) -> dict[str, Any] | None:
     """Who uploaded the photo, shown wherever the photo is (lists, review screens, report captions)."""
     if photo.created_by is None:

@@ -17,6 +17,7 @@ from reportlab.platypus import Image, KeepTogether, Spacer, Table, TableStyle
 from .. import pdf as doc
 
 THUMB_SIZE = 1.6 * inch
+MARKED_UP_SIZE = (3.6 * inch, 2.9 * inch)  # a marked-up photo is printed large enough to read its labels
 MAX_THUMBNAILS = 60
 MARGIN = 0.6 * inch
 
@@ -26,6 +27,10 @@ class PhotoEntry:
     photo_id: str
     caption: str
     thumbnail: bytes | None = None  # None: not uploaded yet (or its bytes are not in storage)
+    # A photo with markup: the annotated image (a new JPEG; the original is untouched) and the note
+    # saying who marked it up and that the original, named by its SHA-256, is kept unaltered.
+    annotated: bytes | None = None
+    note: str | None = None
 
 
 @dataclass
@@ -56,25 +61,40 @@ def _table(header: list[str], rows: list[tuple], widths: list[float], s: doc.Sty
     return doc.table(header, rows, widths, s, empty)
 
 
-def _thumbnail(data: bytes) -> Image | None:
+def _thumbnail(data: bytes, box: tuple[float, float] = (THUMB_SIZE, THUMB_SIZE)) -> Image | None:
     try:
         reader = ImageReader(io.BytesIO(data))
         width, height = reader.getSize()
     except Exception:  # a damaged derivative must not cost the contractor the whole report
         return None
-    scale = min(THUMB_SIZE / width, THUMB_SIZE / height)
+    scale = min(box[0] / width, box[1] / height)
     return Image(io.BytesIO(data), width=width * scale, height=height * scale)
 
 
+def _marked_up(entries: list[tuple[PhotoEntry, Image]], s: doc.Styles, width: float) -> list[Any]:
+    """Each marked-up photo large, its caption and the note on the original beside it."""
+    flow: list[Any] = []
+    for entry, image in entries:
+        text = [_p(entry.caption, s.cell), Spacer(1, 4), _p(entry.note or "", s.small)]
+        row = Table([[image, text]], colWidths=[MARKED_UP_SIZE[0] + 0.15 * inch, width - MARKED_UP_SIZE[0] - 0.15 * inch])
+        row.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (0, 0), 0)]))
+        flow += [KeepTogether([row]), Spacer(1, 6)]
+    return flow
+
+
 def _photo_section(photos: list[PhotoEntry], s: doc.Styles, width: float) -> list[Any]:
-    shown, pending = [], []
+    shown, pending, marked = [], [], []
     for entry in photos:
+        large = _thumbnail(entry.annotated, MARKED_UP_SIZE) if entry.annotated else None
+        if large is not None:
+            marked.append((entry, large))
+            continue
         image = _thumbnail(entry.thumbnail) if entry.thumbnail and len(shown) < MAX_THUMBNAILS else None
         if image is not None:
             shown.append([image, _p(entry.caption, s.caption)])
         else:
             pending.append(entry)
-    flow: list[Any] = []
+    flow: list[Any] = _marked_up(marked, s, width)
     per_row = 4
     if shown:
         cells = [shown[i:i + per_row] for i in range(0, len(shown), per_row)]

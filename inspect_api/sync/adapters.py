@@ -28,8 +28,8 @@ from ..inspections import services as inspections
 from ..inspections.models import Finding, Inspection
 from ..permits import access, schemas as permit_schemas, services as permits
 from ..permits.models import Assignment, Permit
-from ..photos import services as photos
-from ..photos.models import Photo
+from ..photos import annotations as photo_annotations, schemas as photo_schemas, services as photos
+from ..photos.models import Photo, PhotoAnnotation
 from ..program import inspection_requests, schemas as program_schemas, storm_events
 from ..program.models import InspectionRequest, StormEvent
 from ..program.storm_events import visible_storm_events
@@ -119,6 +119,13 @@ def declarations() -> list[EntityAdapter]:
                       clock_fields=("holding_time",)),  # R-S1: hours since sampling, now
         EntityAdapter(entity="photo", model=Photo, scope=FIELD, dump=photos.dump_photo,
                       visible=photos.visible_photos, get=photos.get_photo, not_pushed=NOT_PUSHED["photo"]),
+        # Markup over a photo: seen by whoever sees the photo; drawn, changed and deleted on devices.
+        EntityAdapter(entity="photo_annotation", model=PhotoAnnotation, scope=FIELD,
+                      dump=photo_annotations.dump_annotation, visible=photo_annotations.visible_annotations,
+                      get=photo_annotations.get_annotation, create=photo_annotations.create_annotation,
+                      update=photo_annotations.update_annotation, delete=photo_annotations.delete_annotation,
+                      create_schema=photo_schemas.PhotoAnnotationCreateSchema(),
+                      update_schema=photo_schemas.PhotoAnnotationUpdateSchema()),
         EntityAdapter(entity="completion_notice", model=CompletionNotice, scope=FIELD,
                       dump=completion.dump_completion_notice, visible=completion.visible_completion_notices,
                       get=completion.get_completion_notice, create=completion.create_completion_notice,

@@ -13,13 +13,18 @@ class MutationSchema(Schema):
     mutation_id = fields.UUID(required=True, metadata={
         "description": "Made by the device once per change; resending it is answered `duplicate`."})
     entity = fields.String(required=True, validate=validate.Length(min=1, max=40), metadata={
-        "description": "entry_authorization, inspection, finding, sample, completion_notice, order, bond, permit"})
+        "description": "entry_authorization, inspection, finding, sample, completion_notice, order, bond, permit, "
+                       "inspection_request, photo_annotation"})
     id = fields.UUID(required=True, metadata={"description": "The record's id (made by the device for creates)."})
     op = fields.String(required=True, validate=validate.OneOf(("upsert", "delete")))
     base_version = Integer(allow_none=True, load_default=None, strict=True, validate=validate.Range(min=0),
                                   metadata={"description": "The version the change was made on; null = create."})
     data = fields.Dict(keys=fields.String(), load_default=dict, metadata={
-        "description": "The record's fields as its POST (create) or PATCH (edit) takes them."})
+        "description": "The record's fields as its POST (create) or PATCH (edit) takes them. photo_annotation, "
+                       "pushed only: create {id?, photo_id, shapes, device_created_at?}, edit {shapes}; a shape is "
+                       "{kind: arrow|circle|freehand|text, points: [[x, y], ...] (fractions 0..1 of the image's width "
+                       "and height), text? (text labels only), colour: #rrggbb} (GET /photos/{photo_id}/annotations "
+                       "answers the same shape)."})
 
 
 class _EachOnItsOwn(fields.Nested):

@@ -31,14 +31,14 @@ def test_every_tracked_model_is_declared_and_callable(app):
     tracked = {getattr(m.class_, "__sync_entity__", None) for m in db.Model.registry.mappers} - {None}
     found = registry.adapters()
     assert set(found) == tracked == {"permit", "assignment", "entry_authorization", "inspection", "finding",
-                                     "sample", "photo", "completion_notice", "bond", "order",
+                                     "sample", "photo", "photo_annotation", "completion_notice", "bond", "order",
                                      "inspection_request", "storm_event"}
     assert all(registry.problems(a) == [] for a in found.values())
     pushable = sorted(name for name, a in found.items() if not a.not_pushed)
     assert pushable == ["bond", "completion_notice", "entry_authorization", "finding", "inspection",
-                        "inspection_request", "order", "permit", "sample"]
+                        "inspection_request", "order", "permit", "photo_annotation", "sample"]
     assert found["inspection_request"].update is None  # created on devices, handled by the office
-    assert [name for name, a in found.items() if a.delete is not None] == ["inspection"]
+    assert [name for name, a in found.items() if a.delete is not None] == ["inspection", "photo_annotation"]
 
 
 def test_a_missing_update_stops_the_start(config, declared):

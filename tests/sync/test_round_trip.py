@@ -20,6 +20,7 @@ from inspect_api import clock
 from inspect_api.sync.adapters import declarations
 from inspect_api.sync.rules import BOOKKEEPING
 
+from ..photos.helpers import jpeg, put_photo
 from .conftest import API, create, edit, entry_data, inspection_data, iso, T0
 
 EDITABLE = sorted(a.entity for a in declarations() if a.update is not None)
@@ -91,6 +92,16 @@ def _completion_notice(site) -> str:
         "photo_ids": [str(uuid.uuid4())]})["id"]
 
 
+def _photo_annotation(site) -> str:
+    uploaded = put_photo(site.client, site.headers(site.inspector), site.permit.id, jpeg((64, 48)))
+    assert uploaded.status_code == 201, uploaded.get_json()
+    return _post(site, "inspector", "/photo-annotations", {"photo_id": uploaded.get_json()["id"], "shapes": [
+        {"kind": "arrow", "points": [[0.1, 0.1], [0.5, 0.5]], "colour": "#ff2a1a"}]})["id"]
+
+
+ANNOTATION_SHAPES = ([{"kind": "circle", "points": [[0.2, 0.2], [0.4, 0.6]], "colour": "#ffe600"}],
+                     [{"kind": "text", "points": [[0.3, 0.3]], "text": "Plume", "colour": "#ffffff"}])
+
 RECIPES = {
     "permit": Recipe("/permits/{id}", "applicant", _permit, "description", ("Regrading", "Regrading, phase 2"),
                      "applicant_id"),
@@ -107,6 +118,8 @@ RECIPES = {
                     "permit_id"),
     "completion_notice": Recipe("/completion-notices/{id}", "applicant", _completion_notice, "statement",
                                 ("All controls in; basin seeded.", "All controls in; basin mowed."), "permit_id"),
+    "photo_annotation": Recipe("/photo-annotations/{id}", "inspector", _photo_annotation, "shapes", ANNOTATION_SHAPES,
+                               "photo_id"),
 }
 
 
