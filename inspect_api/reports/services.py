@@ -20,8 +20,8 @@ from ..inspections.models import Finding, Inspection
 from ..inspections.services import get_inspection
 from ..permits.access import get_visible_permit
 from ..permits.models import Permit
-from ..photos import parents as photo_parents
-from ..photos.models import Photo
+from ..photos import annotations as photo_annotations, parents as photo_parents
+from ..photos.models import Photo, PhotoAnnotation
 from ..sampling import exceedances, levels, rules as sampling_rules
 from ..sampling.models import Sample
 from ..sampling.services import visible_samples
@@ -113,7 +113,8 @@ def _day_samples(user, record: Inspection) -> list[Sample]:
 def _sample_rows(samples: list[Sample]) -> list[tuple[str, str, str, str]]:
     rows = []
     for sample in samples:
-        results = "; ".join(f"{p['name']}: {p['value']} {p['unit']}" for p in sample.parameters or []) or "pending"
+        results = "; ".join(f"{p['name']}: {p['value']} {p['unit']}" if p.get("value") is not None
+                            else f"{p['name']}: result pending" for p in sample.parameters or []) or "pending"
         where = sample.outfall_id or (f"{sample.location_lat:.5f}, {sample.location_lon:.5f}"
                                       if sample.location_lat is not None else "site")
         exceeded = "; ".join(f"{e['parameter']} {e['value']:g} {e['unit']} exceeds" for e in sample.exceedances or [])
@@ -224,21 +225,39 @@ def _photos(record: Inspection, findings: list[Finding], labels: dict[str, str])
     return entries
 
 
-def _thumbnails(photos: list[tuple[str, str, Photo | None]]) -> tuple[list[pdf.PhotoEntry], bool]:
-    """The photo entries with their thumbnails read from the store, and whether every photo that
-    arrived could be read (a report missing one is answered, and not kept as the report)."""
+# A marked-up photo is printed from the display rendition with its markup drawn on, at this size.
+MARKED_UP_SIDE = 900
+
+
+def _markup_note(photo: Photo, records: list[PhotoAnnotation]) -> str:
+    """Who marked the photo up, and that the original (by its full SHA-256, in groups that wrap) stands."""
+    names = list(dict.fromkeys(_name(r.created_by) for r in records))
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    digest = " ".join(photo.sha256[i:i + 16] for i in range(0, len(photo.sha256), 16))
+    return (f"Marked up by {who}; the markup is drawn on a copy. The original (SHA-256 {digest}) is kept "
+            "unaltered.")
+
+
+def _thumbnails(photos: list[tuple[str, str, Photo | None]],
+                markup: dict[str, list[PhotoAnnotation]]) -> tuple[list[pdf.PhotoEntry], bool]:
+    """The photo entries with their thumbnails read from the store (and the annotated image of a photo
+    with markup), and whether every photo that arrived could be read (a report missing one is
+    answered, and not kept as the report)."""
     store = get_storage()
     entries, complete = [], True
     for photo_id, caption, photo in photos:
-        data = None
+        data = annotated = note = None
         if photo is not None:
             try:
                 with store.open(photo.small_key) as handle:
                     data = handle.read()
+                if photo.id in markup:
+                    note = _markup_note(photo, markup[photo.id])
+                    annotated = photo_annotations.render_annotated(photo, markup[photo.id], max_side=MARKED_UP_SIDE)
             except Exception:  # the record arrived but its bytes did not (yet): shown as pending
                 log.warning("thumbnail %s of photo %s unreadable", photo.small_key, photo_id, exc_info=True)
                 complete = False
-        entries.append(pdf.PhotoEntry(photo_id, caption, data))
+        entries.append(pdf.PhotoEntry(photo_id, caption, data, annotated, note))
     return entries, complete
 
 
@@ -267,6 +286,7 @@ def inspection_report(user, inspection_id: str):
     samples = _day_samples(user, record)
     findings = _findings(user, record, samples)
     photos = _photos(record, findings, labels)
+    markup = photo_annotations.markup_of([photo.id for _, _, photo in photos if photo is not None])
     data = pdf.ReportData(
         title=f"Inspection report \u2013 {permit.number or permit.site_address}",
         site_rows=_site_rows(permit), inspection_rows=_inspection_rows(record),
@@ -283,10 +303,13 @@ def inspection_report(user, inspection_id: str):
                    + [_row("photo", photo) + [photo.small_key] for _, _, photo in photos if photo is not None],
         "content": asdict(data),
         "photos": [[photo_id, caption, photo.small_key if photo else None] for photo_id, caption, photo in photos],
+        # Each marked-up photo's markup by version and the note printed beside it.
+        "markup": [[photo_annotations.annotated_inputs(photo, markup[photo.id]), _markup_note(photo, markup[photo.id])]
+                   for _, _, photo in photos if photo is not None and photo.id in markup],
     }
 
     def render() -> renditions.Rendered:
-        entries, complete = _thumbnails(photos)
+        entries, complete = _thumbnails(photos, markup)
         # "generated": when this rendition was made; a kept one says so for as long as it is answered.
         page = replace(data, photos=entries, footer=f"{data.footer} \u00b7 generated {_when(clock.now())}")
         return renditions.Rendered(pdf.render(page), keep=complete)

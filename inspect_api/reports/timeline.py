@@ -145,7 +145,8 @@ def _finding_events(findings) -> list[dict[str, Any]]:
 def _sample_events(samples, names: _Names) -> list[dict[str, Any]]:
     events = []
     for sample in samples:
-        results = ", ".join(f"{p['name']} {p['value']} {p['unit']}" for p in sample.parameters or []) or "no results yet"
+        results = ", ".join(f"{p['name']} {p['value']} {p['unit']}" if p.get("value") is not None
+                            else f"{p['name']} pending" for p in sample.parameters or []) or "no results yet"
         where = f" at {sample.outfall_id}" if sample.outfall_id else ""
         exceeds = sorted({e["parameter"] for e in sample.exceedances or []})
         summary = f"{sample.sample_type.capitalize()} sample{where}{names.by(sample.created_by)}: {results}"

@@ -18,8 +18,10 @@ BASES = ("per_sample", "weekly_average")
 class Sample(RecordMixin, db.Model):
     """A water sample taken at a site (R-S1), resting on a site-entry authorization (R-E2).
 
-    `parameters` holds each result as sent (name, value, unit, method) beside its normalised value
-    and unit (R-S3); `exceedances` holds the per-sample action-level checks made when it was saved."""
+    `parameters` holds each analysis as sent (name, value, unit, method, container, preservative) beside
+    its normalised value and unit (R-S3); a lab analysis awaiting its result has value null.
+    `chain_of_custody` holds the hand-overs (from, to, at, signature photo); `exceedances` holds the
+    per-sample action-level checks made when it was saved."""
 
     __tablename__ = "samples"
     __sync_entity__ = "sample"
@@ -42,6 +44,9 @@ class Sample(RecordMixin, db.Model):
     parameters: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     chain_of_custody: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)
     received_by_lab_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The lab's receipt, beside received_by_lab_at: who signed for it there and how cold it arrived.
+    lab_received_by: Mapped[str | None] = mapped_column(sa.String(200), nullable=True)
+    lab_receipt_temperature_c: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     analyzed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     notes: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     exceedances: Mapped[list[Any]] = mapped_column(sa.JSON, nullable=False, default=list)

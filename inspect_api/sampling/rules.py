@@ -62,10 +62,17 @@ def normalise_parameter(item: dict[str, Any]) -> dict[str, Any]:
         raise ParameterProblem("name", "Name the parameter.")
     if not unit:
         raise ParameterProblem("unit", "Give the unit.")
-    value = parse_value(item.get("value"))
     param = known_parameter(name)
     stored = {"name": param.name if param else name, "value": item.get("value"), "unit": unit,
-              "method": item.get("method") or None}
+              "method": item.get("method") or None, **custody_labels(item)}
+    if param is not None and unit not in param.units:
+        raise ParameterProblem("unit", f"Unknown unit '{unit}' for {param.name}; use one of: "
+                                       f"{', '.join(param.allowed_units)}.")
+    if item.get("value") is None:
+        # A lab analysis requested, its result awaited: nothing to convert or judge yet.
+        canonical = param.canonical_unit if param else ("mg/L" if unit in MASS_CONCENTRATION else unit)
+        return {**stored, "normalized_value": None, "normalized_unit": canonical}
+    value = parse_value(item.get("value"))
     if param is None:
         if unit in MASS_CONCENTRATION:
             if value < 0:
@@ -73,14 +80,31 @@ def normalise_parameter(item: dict[str, Any]) -> dict[str, Any]:
             mg_per_l = convert(PARAMETERS["tss"], value, unit)
             return {**stored, "normalized_value": plain(mg_per_l), "normalized_unit": "mg/L"}
         return {**stored, "normalized_value": plain(value), "normalized_unit": unit}
-    if unit not in param.units:
-        raise ParameterProblem("unit", f"Unknown unit '{unit}' for {param.name}; use one of: "
-                                       f"{', '.join(param.allowed_units)}.")
     normalized = convert(param, value, unit)
     low, high = param.minimum, param.maximum
     if (low is not None and normalized < low) or (high is not None and normalized > high):
         raise ParameterProblem("value", f"{plain(value)} {unit} is not possible: {param.bound_reason}.")
     return {**stored, "normalized_value": plain(normalized), "normalized_unit": param.canonical_unit}
+
+
+def custody_labels(item: dict[str, Any]) -> dict[str, str]:
+    """The container and preservative written for an analysis (free text, trimmed); absent when not given,
+    so parameters recorded without them keep the shape they always had."""
+    labels = {}
+    for key in ("container", "preservative"):
+        text = str(item.get(key) or "").strip()
+        if text:
+            labels[key] = text
+    return labels
+
+
+def pending_problems(parameters: list[dict[str, Any]], analysis: str) -> dict[str, Any]:
+    """R-S1: only a lab analysis may wait for its result; a field reading is taken on the spot."""
+    if analysis == "lab":
+        return {}
+    errors = {str(index): {"value": ["A field reading needs its value; only a lab analysis may await its result."]}
+              for index, item in enumerate(parameters) if item.get("value") is None}
+    return {"parameters": errors} if errors else {}
 
 
 def normalise_parameters(items: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -121,27 +145,60 @@ def iso_duration(delta: timedelta) -> str:
     return sign + text
 
 
+def duration_words(seconds: int) -> str:
+    """A holding time, time left or overrun in the words the app and the custody form use (and the app's
+    rules/samples.js mirrors): whole minutes, rounded down; under an hour in minutes ("15 min"), under
+    three days in hours and minutes ("48 h", "1 h 12 min"), beyond in days and hours ("7 days", "3 days 4 h")."""
+    minutes = max(0, int(seconds)) // 60
+    if minutes == 0:
+        return "under 1 min"
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    if hours < 72:
+        return f"{hours} h" + (f" {rest} min" if rest else "")
+    days, hours = divmod(hours, 24)
+    return f"{days} days" + (f" {hours} h" if hours else "")
+
+
+RUNNING, WITHIN, EXCEEDED, NOT_JUDGED = "running", "within", "exceeded", "not_judged"
+
+
+def holding_status(limit: timedelta, elapsed: timedelta | None, analyzed: bool) -> str:
+    """The holding-time verdict for one analysis (R-S1). The edge, to the exact instant: an analysis
+    made exactly at the limit (48 h 0 min 0 s for turbidity) is within it; any time after it (one
+    second, one minute) is exceeded. Not analysed yet: running while within, exceeded once past."""
+    if elapsed is None:
+        return NOT_JUDGED
+    if elapsed > limit:
+        return EXCEEDED
+    return WITHIN if analyzed else RUNNING
+
+
 def holding_times(parameters: list[dict[str, Any]], sampled_at: datetime, analyzed_at: datetime | None,
                   analysis: str, now: datetime) -> list[dict[str, Any]]:
     """Per known parameter with a holding time: the time from sampling to analysis against the limit.
 
     Lab samples not analysed yet are measured to `now` (the clock is running); a field reading
     without `analyzed_at` cannot be judged and reports elapsed and ok as null. Exactly at the
-    limit is still within it."""
+    limit is still within it (holding_status)."""
     report = []
     for item in parameters:
         param = PARAMETERS.get(item["name"])
         if param is None or param.holding_time is None:
             continue
+        limit = param.holding_time
         end = analyzed_at or (now if analysis == "lab" else None)
         elapsed = None if end is None else end - sampled_at
+        status = holding_status(limit, elapsed, analyzed_at is not None)
         report.append({
-            "parameter": param.name, "limit": iso_duration(param.holding_time),
-            "limit_seconds": int(param.holding_time.total_seconds()),
+            "parameter": param.name, "limit": iso_duration(limit),
+            "limit_seconds": int(limit.total_seconds()),
             "elapsed": None if elapsed is None else iso_duration(elapsed),
             "elapsed_seconds": None if elapsed is None else int(elapsed.total_seconds()),
-            "analyzed": analyzed_at is not None, "deadline": sampled_at + param.holding_time,
-            "ok": None if elapsed is None else elapsed <= param.holding_time,
+            "analyzed": analyzed_at is not None, "deadline": sampled_at + limit,
+            "ok": None if elapsed is None else status != EXCEEDED, "status": status,
+            "exceeded_by_seconds": int((elapsed - limit).total_seconds()) if status == EXCEEDED else None,
         })
     return report
 
@@ -186,7 +243,8 @@ def sample_exceedances(parameters: list[dict[str, Any]], levels: Iterable[Level]
     found = []
     for level in levels:
         item = by_name.get(level.parameter)
-        if level.basis != PER_SAMPLE or item is None or item["normalized_unit"] != level.unit:
+        if (level.basis != PER_SAMPLE or item is None or item["normalized_unit"] != level.unit
+                or item["normalized_value"] is None):
             continue
         value = Decimal(item["normalized_value"])
         if level.outside(value):
@@ -197,7 +255,7 @@ def sample_exceedances(parameters: list[dict[str, Any]], levels: Iterable[Level]
 
 def parameter_value(parameters: list[dict[str, Any]], name: str, unit: str) -> Decimal | None:
     for item in parameters:
-        if item["name"] == name and item["normalized_unit"] == unit:
+        if item["name"] == name and item["normalized_unit"] == unit and item["normalized_value"] is not None:
             return Decimal(item["normalized_value"])
     return None
 
@@ -248,8 +306,11 @@ def place_problems(location_lat: float | None, outfall_id: str | None) -> dict[s
 
 
 def check_times(sampled_at: datetime, analyzed_at: datetime | None, received_by_lab_at: datetime | None,
-                chain_of_custody: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Times that cannot be: analysis or custody before the sample existed, transfers out of order."""
+                chain_of_custody: list[dict[str, Any]], lab_receipt_given: bool = False) -> dict[str, list[str]]:
+    """Times that cannot be (R-S1 chain of custody): analysis or custody before the sample existed,
+    hand-overs out of time order, the lab's receipt before the last hand-over (the lab cannot receive
+    a sample someone still held), and a lab receipt (who, temperature) without its time. Equal times
+    are in order: a hand-over at the very minute of sampling, or the lab signing at the courier's minute."""
     errors: dict[str, list[str]] = {}
     if analyzed_at is not None and analyzed_at < sampled_at:
         errors["analyzed_at"] = ["Cannot be before sampled_at."]
@@ -261,6 +322,11 @@ def check_times(sampled_at: datetime, analyzed_at: datetime | None, received_by_
             errors.setdefault("chain_of_custody", []).append(
                 f"Transfer {index} is before " + ("sampled_at." if index == 0 else f"transfer {index - 1}."))
         previous = max(previous, transfer["at"])
+    if (received_by_lab_at is not None and received_by_lab_at >= sampled_at and chain_of_custody
+            and received_by_lab_at < max(t["at"] for t in chain_of_custody)):
+        errors["received_by_lab_at"] = ["The lab cannot receive the sample before its last hand-over."]
+    if received_by_lab_at is None and lab_receipt_given:
+        errors["received_by_lab_at"] = ["Give when the lab received the sample."]
     return errors
 
 

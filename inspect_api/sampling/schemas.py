@@ -9,32 +9,45 @@ from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
 _name = validate.Length(min=1, max=200)
+_container = validate.Length(min=1, max=100)
 
 
 class ParameterInSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=60), metadata={
         "description": "turbidity, tss, ph, temperature, dissolved_oxygen, conductivity, oil_and_grease; "
                        "any other name is kept free-form with its unit."})
-    value = fields.Raw(required=True, metadata={
-        "description": "A finite number, as a JSON number or as decimal text (\"12.50\") to keep it exact.",
-        "oneOf": [{"type": "number"}, {"type": "string"}]})
+    value = fields.Raw(required=True, allow_none=True, metadata={
+        "description": "A finite number, as a JSON number or as decimal text (\"12.50\") to keep it exact; "
+                       "null only on a lab sample while its result is awaited (the analysis is requested, "
+                       "its holding time runs).",
+        "oneOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]})
     unit = fields.String(required=True, validate=validate.Length(min=1, max=20), metadata={
         "description": "turbidity: NTU; tss, dissolved_oxygen, oil_and_grease: mg/L, g/L, ug/L; ph: SU; "
                        "temperature: C, F, K; conductivity: uS/cm, mS/cm."})
     method = fields.String(allow_none=True, validate=validate.Length(max=200),
                            metadata={"description": "Analytical method, e.g. EPA 180.1"})
+    container = fields.String(allow_none=True, validate=_container, metadata={
+        "description": "The bottle the analysis is sent in, as written on its label, e.g. \"1 L HDPE\"."})
+    preservative = fields.String(allow_none=True, validate=_container, metadata={
+        "description": "How it is preserved, as written, e.g. \"none\", \"ice \u2264 6 \u00b0C\", "
+                       "\"H2SO4 to pH<2\" (free text)."})
 
 
 class ParameterSchema(ParameterInSchema):
-    normalized_value = fields.Float(metadata={"description": "The value in the parameter's canonical unit."})
+    normalized_value = fields.Float(allow_none=True, metadata={
+        "description": "The value in the parameter's canonical unit; null while the lab's result is awaited."})
     normalized_unit = fields.String()
 
 
 class CustodyTransferSchema(Schema):
-    from_name = fields.String(required=True, validate=_name)
-    to_name = fields.String(required=True, validate=_name)
-    at = fields.AwareDateTime(required=True)
-    signature_photo_id = fields.UUID(allow_none=True)
+    """One hand-over of the sample (R-S1): in time order, none before sampled_at."""
+
+    from_name = fields.String(required=True, validate=_name, metadata={"description": "Relinquished by (a name)."})
+    to_name = fields.String(required=True, validate=_name, metadata={"description": "Received by (a name)."})
+    at = fields.AwareDateTime(required=True, metadata={"description": "When the sample changed hands."})
+    signature_photo_id = fields.UUID(allow_none=True, metadata={
+        "description": "The signature drawn on the device at the hand-over, uploaded as a photo of the sample "
+                       "(as an entry authorization's)."})
 
 
 class SampleWritable(Schema):
@@ -52,7 +65,12 @@ class SampleWritable(Schema):
     lab_name = fields.String(allow_none=True, validate=_name)
     parameters = fields.List(fields.Nested(ParameterInSchema), validate=validate.Length(max=50))
     chain_of_custody = fields.List(fields.Nested(CustodyTransferSchema), validate=validate.Length(max=50))
-    received_by_lab_at = fields.AwareDateTime(allow_none=True)
+    received_by_lab_at = fields.AwareDateTime(allow_none=True, metadata={
+        "description": "The lab's receipt: when it received the sample (after the last hand-over)."})
+    lab_received_by = fields.String(allow_none=True, validate=_name, metadata={
+        "description": "The lab's receipt: who at the lab received the sample."})
+    lab_receipt_temperature_c = fields.Float(allow_none=True, validate=validate.Range(min=-5, max=60), metadata={
+        "description": "The lab's receipt: the sample's temperature on arrival, in \u00b0C."})
     analyzed_at = fields.AwareDateTime(allow_none=True)
     notes = fields.String(allow_none=True, validate=validate.Length(max=4000))
 
@@ -96,8 +114,15 @@ class HoldingTimeSchema(Schema):
     elapsed = fields.String(allow_none=True, metadata={"description": "ISO 8601 duration; null if not judged"})
     elapsed_seconds = Integer(allow_none=True)
     analyzed = Boolean()
-    deadline = fields.AwareDateTime()
+    deadline = fields.AwareDateTime(metadata={"description": "Analyse by: sampled_at + limit"})
     ok = Boolean(allow_none=True)
+    status = fields.String(metadata={
+        "enum": ["running", "within", "exceeded", "not_judged"],
+        "description": "running: not analysed yet and within the limit; within: analysed within it; exceeded: "
+                       "analysed after the limit, or not analysed and past it; not_judged: a field reading "
+                       "without analyzed_at. Exactly at the limit is within; one second over is exceeded."})
+    exceeded_by_seconds = Integer(allow_none=True, metadata={
+        "description": "How far past the limit; null unless exceeded"})
 
 
 class SampleSchema(Schema):
@@ -120,6 +145,8 @@ class SampleSchema(Schema):
     parameters = fields.List(fields.Nested(ParameterSchema))
     chain_of_custody = fields.List(fields.Nested(CustodyTransferSchema))
     received_by_lab_at = fields.AwareDateTime(allow_none=True)
+    lab_received_by = fields.String(allow_none=True)
+    lab_receipt_temperature_c = fields.Float(allow_none=True)
     analyzed_at = fields.AwareDateTime(allow_none=True)
     notes = fields.String(allow_none=True)
     exceedances = fields.List(fields.Nested(ExceedanceSchema))

@@ -23,10 +23,12 @@ from .models import Sample
 from .schemas import SampleSchema
 
 WRITABLE = ("entry_authorization_id", "sampled_at", "sampler", "location", "outfall_id", "sample_type", "analysis",
-            "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
+            "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "lab_received_by",
+            "lab_receipt_temperature_c", "analyzed_at", "notes")
 # Columns compared when a client id is posted again (idempotent create).
 STORED = ("sampled_at", "sampler", *GPS_FIX_COLUMNS, "outfall_id", "sample_type", "analysis",
-          "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "analyzed_at", "notes")
+          "lab_name", "parameters", "chain_of_custody", "received_by_lab_at", "lab_received_by",
+          "lab_receipt_temperature_c", "analyzed_at", "notes")
 
 _dump_schema = SampleSchema()
 
@@ -110,8 +112,10 @@ def _columns(data: dict[str, Any]) -> dict[str, Any]:
 
 def _check_content(values: dict[str, Any]) -> None:
     errors = rules.place_problems(values.get("location_lat"), values.get("outfall_id"))
+    errors |= rules.pending_problems(values.get("parameters") or [], values["analysis"])
+    lab_receipt_given = values.get("lab_received_by") is not None or values.get("lab_receipt_temperature_c") is not None
     errors |= rules.check_times(values["sampled_at"], values.get("analyzed_at"), values.get("received_by_lab_at"),
-                                values.get("chain_of_custody") or [])
+                                values.get("chain_of_custody") or [], lab_receipt_given)
     if errors:
         raise ValidationFailed(errors=errors)
 

@@ -10,6 +10,7 @@ import pytest
 from inspect_api.entry.rules import coverage_problem, coverage_reason
 from inspect_api.inspections.rules import finding_due_on
 from inspect_api.permits.rules import ExemptionClaim, determine
+from inspect_api.sampling.rules import duration_words, holding_times, normalise_parameter
 
 from .helpers import release_db
 
@@ -100,3 +101,42 @@ def test_action_level_warnings_at_the_edges(page):
     }""", readings)
     assert [w for w, _ in js] == [0, 1, 0, 1, 0, 1, 0, 0, 0]
     assert [p is not None for _, p in js] == [False] * 7 + [True, True]
+
+
+HOLD_T0 = datetime(2026, 5, 4, 13, 0, tzinfo=timezone.utc)
+# (parameter, analysis, analyzed after, now after): at each limit, a second and a minute over, running to now.
+HOLDING_CASES = [
+    *[(name, "lab", limit + extra, None) for name, limit in (("turbidity", timedelta(hours=48)),
+                                                             ("ph", timedelta(minutes=15)), ("tss", timedelta(days=7)))
+      for extra in (timedelta(0), timedelta(seconds=1), timedelta(minutes=1), -timedelta(milliseconds=1))],
+    ("turbidity", "lab", None, timedelta(hours=48)), ("turbidity", "lab", None, timedelta(hours=48, milliseconds=1)),
+    ("turbidity", "lab", None, timedelta(hours=48, minutes=1)), ("ph", "lab", None, timedelta(minutes=15)),
+    ("conductivity", "lab", None, timedelta(days=28, seconds=-1)), ("oil_and_grease", "lab", None, timedelta(days=29)),
+    ("ph", "field", None, timedelta(days=2)), ("dissolved_oxygen", "field", timedelta(minutes=16), None),
+    ("temperature", "lab", timedelta(minutes=14, seconds=59), None),
+]
+
+
+def test_holding_time_mirror_matches_python(page):
+    """The countdown and its flag on the tablet decide as the server does (sampling/rules.py holding_times)."""
+    cases = [{"name": n, "analysis": a, "analyzed": iso(HOLD_T0 + d) if d is not None else None,
+              "now": iso(HOLD_T0 + (w if w is not None else timedelta(0)))} for n, a, d, w in HOLDING_CASES]
+    js = page.evaluate("""async ([t0, cases]) => {
+        const m = await import('/static/pwa/js/rules/samples.js');
+        return cases.map(c => m.holdingTimes([{name: c.name}], t0, c.analyzed, c.analysis, new Date(c.now)).map(h =>
+            [h.parameter, h.status, h.ok, h.elapsed_seconds, h.exceeded_by_seconds, h.limit_seconds, Date.parse(h.deadline),
+             m.durationWords(h.exceeded_by_seconds ?? h.limit_seconds)]));
+    }""", [iso(HOLD_T0), cases])
+    unit = {"turbidity": "NTU", "ph": "SU", "tss": "mg/L", "conductivity": "uS/cm", "oil_and_grease": "mg/L",
+            "dissolved_oxygen": "mg/L", "temperature": "C"}
+    python = []
+    for n, a, d, w in HOLDING_CASES:
+        item = normalise_parameter({"name": n, "value": None if a == "lab" else 7, "unit": unit[n]})
+        report = holding_times([item], HOLD_T0, HOLD_T0 + d if d is not None else None, a,
+                               HOLD_T0 + (w if w is not None else timedelta(0)))
+        python.append([[h["parameter"], h["status"], h["ok"], h["elapsed_seconds"], h["exceeded_by_seconds"],
+                        h["limit_seconds"], int(h["deadline"].timestamp() * 1000),
+                        duration_words(h["exceeded_by_seconds"] if h["exceeded_by_seconds"] is not None
+                                       else h["limit_seconds"])] for h in report])
+    assert js == python
+    assert {row[0][1] for row in python} == {"within", "exceeded", "running", "not_judged"}

@@ -2,8 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { actionWarnings, toCanonical, valueProblem, DEFAULT_LEVELS }
-  from "../../inspect_api/static/pwa/js/rules/samples.js";
+import { actionWarnings, toCanonical, valueProblem, DEFAULT_LEVELS, holdingTimes, holdingStatus, durationWords,
+  HOLDING_MINUTES, CUSTODY_DEFAULTS, PARAMETERS } from "../../inspect_api/static/pwa/js/rules/samples.js";
 
 test("units convert to the canonical unit of each parameter", () => {
   assert.equal(toCanonical("tss", 2, "g/L"), 2000);
@@ -56,4 +56,51 @@ test("levels from the server (strings, no minimum) replace the defaults; bad rea
   assert.deepEqual(actionWarnings("ph", "", "SU"), []);
   assert.deepEqual(actionWarnings("ph", "15", "SU"), []); // impossible: valueProblem speaks instead
   assert.equal(DEFAULT_LEVELS.length, 2);
+});
+
+// Holding times (R-S1): the same edges as tests/sampling/test_custody.py.
+
+const T0 = "2026-05-04T13:00:00.000Z";
+const plus = (ms) => new Date(Date.parse(T0) + ms).toISOString();
+const MIN = 60000;
+const HOUR = 60 * MIN;
+
+test("analysed exactly at the limit is within; one minute (or one second) over is exceeded", () => {
+  for (const [name, limit] of [["turbidity", 48 * HOUR], ["ph", 15 * MIN], ["tss", 7 * 24 * HOUR]]) {
+    const [atLimit] = holdingTimes([{ name }], T0, plus(limit), "lab", new Date(plus(30 * 24 * HOUR)));
+    assert.deepEqual([atLimit.status, atLimit.ok, atLimit.exceeded_by_seconds, atLimit.deadline], ["within", true, null, plus(limit)]);
+    const [minuteOver] = holdingTimes([{ name }], T0, plus(limit + MIN), "lab", new Date(T0));
+    assert.deepEqual([minuteOver.status, minuteOver.ok, minuteOver.exceeded_by_seconds], ["exceeded", false, 60]);
+    const [secondOver] = holdingTimes([{ name }], T0, plus(limit + 1000), "lab", new Date(T0));
+    assert.deepEqual([secondOver.status, secondOver.exceeded_by_seconds], ["exceeded", 1]);
+  }
+});
+
+test("not analysed: the clock runs to now, and the flag comes once past the limit", () => {
+  const both = [{ name: "turbidity" }, { name: "ph" }];
+  assert.deepEqual(holdingTimes(both, T0, null, "lab", new Date(plus(48 * HOUR))).map((h) => [h.parameter, h.status, h.elapsed_seconds]),
+    [["turbidity", "running", 172800], ["ph", "exceeded", 172800]]);
+  const [later] = holdingTimes(both, T0, null, "lab", new Date(plus(48 * HOUR + MIN)));
+  assert.deepEqual([later.status, later.exceeded_by_seconds, later.ok], ["exceeded", 60, false]);
+  const [phEdge] = holdingTimes([{ name: "ph" }], T0, null, "lab", new Date(plus(15 * MIN)));
+  assert.equal(phEdge.status, "running");
+  const [field] = holdingTimes([{ name: "ph", value: "7" }], T0, null, "field", new Date(plus(48 * HOUR)));
+  assert.deepEqual([field.status, field.ok, field.elapsed_seconds], ["not_judged", null, null]);
+  assert.deepEqual(holdingTimes([{ name: "orp" }], T0, null, "lab", new Date(T0)), []);
+  assert.equal(holdingStatus(1000, 1000, false), "running");
+  assert.equal(holdingStatus(1000, 1001, true), "exceeded");
+});
+
+test("durations in words, as the custody form prints them", () => {
+  const cases = [[0, "under 1 min"], [59, "under 1 min"], [60, "1 min"], [900, "15 min"], [3599, "59 min"], [3600, "1 h"],
+    [4320, "1 h 12 min"], [172800, "48 h"], [259140, "71 h 59 min"], [259200, "3 days"], [604800, "7 days"],
+    [273600, "3 days 4 h"], [-5, "under 1 min"]];
+  for (const [seconds, words] of cases) assert.equal(durationWords(seconds), words, String(seconds));
+});
+
+test("every known parameter has a holding time and a default container and preservative", () => {
+  assert.deepEqual(Object.keys(HOLDING_MINUTES).sort(), Object.keys(PARAMETERS).sort());
+  for (const name of Object.keys(PARAMETERS)) {
+    assert.ok(CUSTODY_DEFAULTS[name].container.length <= 100 && CUSTODY_DEFAULTS[name].preservative.length <= 100, name);
+  }
 });

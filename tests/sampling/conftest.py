@@ -10,6 +10,8 @@ import pytest
 from inspect_api.entry.services import create_entry_authorization
 from inspect_api.extensions import db
 
+from ..town_clock import TownClock
+
 T0 = datetime(2026, 5, 4, 13, 0, tzinfo=timezone.utc)  # Monday 09:00 in Fairhaven
 
 
@@ -43,3 +45,9 @@ def sample_body(site, **overrides):
     }
     body.update(overrides)
     return body
+
+
+@pytest.fixture
+def town_clock(monkeypatch):
+    """The app's clock, pinned (tests/town_clock.py)."""
+    return TownClock(monkeypatch)

@@ -44,7 +44,8 @@ def test_lab_sample_not_yet_analysed_runs_to_now():
     running = rules.holding_times(parameters, T0, None, "lab", T0 + timedelta(hours=47))
     assert running[0] | {"deadline": None} == {
         "parameter": "turbidity", "limit": "P2D", "limit_seconds": 172800, "elapsed": "P1DT23H",
-        "elapsed_seconds": 169200, "analyzed": False, "deadline": None, "ok": True}
+        "elapsed_seconds": 169200, "analyzed": False, "deadline": None, "ok": True, "status": "running",
+        "exceeded_by_seconds": None}
     assert rules.holding_times(parameters, T0, None, "lab", T0 + timedelta(hours=49))[0]["ok"] is False
 
 

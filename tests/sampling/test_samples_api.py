@@ -221,7 +221,8 @@ def test_patch_adds_lab_results_with_versions(site, client):
     assert got["version"] == 2 and got["lab_name"] == "Bay Labs"
     assert got["holding_time"] == [{"parameter": "turbidity", "limit": "P2D", "limit_seconds": 172800,
                                     "elapsed": "P1D", "elapsed_seconds": 86400, "analyzed": True,
-                                    "deadline": "2026-05-06T13:00:00+00:00", "ok": True}]
+                                    "deadline": "2026-05-06T13:00:00+00:00", "ok": True, "status": "within",
+                                    "exceeded_by_seconds": None}]
     stale = client.patch(f"{URL}/{body['id']}", json={"version": 1, "notes": "late"}, headers=site.headers)
     assert stale.status_code == 409 and stale.get_json()["error"] == "version_conflict"
     assert stale.get_json()["errors"]["current"]["version"] == 2
