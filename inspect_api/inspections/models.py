@@ -11,7 +11,7 @@ from ..db import IdColumn, RecordMixin, UTCDateTime
 from ..extensions import db
 from ..permits.models import Permit
 from ..schemas import gps_fix_of
-from .rules import is_overdue
+from .rules import carried_from, is_overdue, shown_answer
 
 INSPECTION_KINDS = ("pre_construction", "post_installation", "routine", "storm_event", "follow_up", "final",
                     "complaint")
@@ -86,8 +86,9 @@ class Inspection(RecordMixin, db.Model):
     def checklist(self) -> dict[str, Any] | None:
         if self.checklist_template is None:
             return None
+        items = list(self.checklist_items or [])
         return {"template": self.checklist_template, "template_version": self.checklist_template_version,
-                "items": list(self.checklist_items or [])}
+                "carried_from_id": carried_from(items), "items": [shown_answer(item) for item in items]}
 
     @property
     def warnings(self) -> list[str]:

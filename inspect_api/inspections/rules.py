@@ -93,3 +93,24 @@ def shown_to_applicant(status: str, reviewed_before: bool) -> bool:
     stays so once resubmitted until it is approved (a submitted inspection reviewed before was
     returned: an approval is final). The applicant sees a first submission and an approved one."""
     return status == "approved" or (status == "submitted" and not reviewed_before)
+
+
+def carried_from(answers: list[dict[str, Any]]) -> str | None:
+    """The inspection a checklist was started from ("start from the last inspection"): kept with each
+    answer the checklist holds, so it lives in the checklist's own JSON; None for a blank start."""
+    return next((a["carried_from_id"] for a in answers if a.get("carried_from_id")), None)
+
+
+def shown_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer as the API shows it: `carried_over` always present (false on answers stored before
+    answers could be carried); the source inspection is shown once, on the checklist."""
+    shown = {key: value for key, value in answer.items() if key != "carried_from_id"}
+    shown["carried_over"] = bool(answer.get("carried_over"))
+    return shown
+
+
+def still_carried_over(answers: list[dict[str, Any]]) -> list[int]:
+    """Indexes of the answers still as carried over from an earlier inspection: neither confirmed nor
+    changed by the inspector. A submitted inspection states what was seen on this visit, so none may
+    remain (a deficient answer carried over stays deficient until changed: it is never made ok here)."""
+    return [index for index, answer in enumerate(answers) if answer.get("carried_over")]

@@ -32,6 +32,10 @@ class ChecklistAnswerSchema(Schema):
         "description": "For a deficient item: a new or replaced control is needed (7 days) rather than "
                        "maintenance (next business day); the template's default when absent."})
     severity = fields.String(allow_none=True, validate=validate.OneOf(SEVERITIES))
+    carried_over = Boolean(load_default=False, metadata={
+        "description": "The answer and note were carried over from the inspection named in the checklist's "
+                       "carried_from_id and not yet confirmed or changed on this visit. Allowed in a draft; "
+                       "an inspection is not submitted while any answer is still carried over (422)."})
 
 
 class ChecklistSchema(Schema):
@@ -39,6 +43,9 @@ class ChecklistSchema(Schema):
     template_version = Integer(allow_none=True, validate=validate.Range(min=1), metadata={
         "description": "The version answered; the current version when absent."})
     items = fields.List(fields.Nested(ChecklistAnswerSchema), load_default=list, validate=validate.Length(max=500))
+    carried_from_id = fields.UUID(allow_none=True, metadata={
+        "description": "The earlier (submitted or reviewed) inspection of the same permit whose answers this "
+                       "checklist started from; null for a blank start."})
 
 
 class _InspectionFields(Schema):
@@ -100,6 +107,8 @@ class FindingSchema(FieldRecordSchema):
 class ChecklistResponseSchema(Schema):
     template = fields.String()
     template_version = Integer()
+    carried_from_id = fields.String(allow_none=True, metadata={
+        "description": "The inspection the answers were carried from; null for a blank start."})
     items = fields.List(fields.Dict())
 
 

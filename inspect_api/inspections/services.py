@@ -60,11 +60,14 @@ def get_inspection(user, record_id: str) -> Inspection:
     return record
 
 
-def _answer(item: dict[str, Any]) -> dict[str, Any]:
-    """One answer in the stored form: every key present, ids as strings, so replays compare equal."""
+def _answer(item: dict[str, Any], carried_from_id: str | None) -> dict[str, Any]:
+    """One answer in the stored form: every key present, ids as strings, so replays compare equal. The
+    inspection the checklist started from is kept with each answer (the checklist has no other JSON to
+    hold it; rules.carried_from reads it back)."""
     return {"key": item.get("key"), "answer": item.get("answer"), "note": item.get("note"),
             "photo_ids": [str(p) for p in item.get("photo_ids") or []],
-            "needs_new_control": item.get("needs_new_control"), "severity": item.get("severity")}
+            "needs_new_control": item.get("needs_new_control"), "severity": item.get("severity"),
+            "carried_over": bool(item.get("carried_over")), "carried_from_id": carried_from_id}
 
 
 def _values(data: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +84,8 @@ def _values(data: dict[str, Any]) -> dict[str, Any]:
     if "checklist" in data:
         checklist = data["checklist"]
         values["checklist_template"] = checklist["template"] if checklist else None
-        values["checklist_items"] = [_answer(item) for item in checklist.get("items") or []] if checklist else []
+        source = str(checklist["carried_from_id"]) if checklist and checklist.get("carried_from_id") else None
+        values["checklist_items"] = [_answer(item, source) for item in checklist.get("items") or []] if checklist else []
         if not checklist or checklist.get("template_version") is not None:
             values["checklist_template_version"] = checklist.get("template_version") if checklist else None
     return values
@@ -126,6 +130,29 @@ def _check_content(permit: Permit, state: dict[str, Any], record_id: str | None 
         raise ValidationFailed(errors=errors)
 
 
+def _check_carried_from(user, permit: Permit, checklist: dict[str, Any] | None, record_id: str | None = None) -> None:
+    """A checklist started from an earlier inspection names it: one of this permit's, submitted or
+    reviewed, that the user may see (an unknown id and another permit's are refused alike). Answers
+    marked carried over need that source; the source needs the answers it gave."""
+    if not checklist:
+        return
+    source = checklist.get("carried_from_id")
+    items = checklist.get("items") or []
+    errors: dict[str, list[str]] = {}
+    if source is None:
+        if any(item.get("carried_over") for item in items):
+            errors["carried_from_id"] = ["Name the inspection the carried-over answers come from."]
+    else:
+        found = db.session.scalar(visible_inspections(user).where(
+            Inspection.id == str(source), Inspection.permit_id == permit.id))
+        if found is None or found.id == record_id or found.status == "draft":
+            errors["carried_from_id"] = ["Must be a submitted or reviewed inspection of this permit that you may see."]
+        elif not items:
+            errors["carried_from_id"] = ["Send the answers carried from it with it."]
+    if errors:
+        raise ValidationFailed(errors={"checklist": errors})
+
+
 def create_inspection(user, data: dict[str, Any]) -> tuple[Inspection, bool]:
     permit = get_visible_permit(user, str(data["permit_id"]))
     check_field_work(user, permit)
@@ -141,6 +168,7 @@ def create_inspection(user, data: dict[str, Any]) -> tuple[Inspection, bool]:
     values.setdefault("checklist_items", [])
     _resolve_checklist(values)
     _check_content(permit, {**values, "supersedes_id": supersedes})
+    _check_carried_from(user, permit, data.get("checklist"))
     auth = require_entry(user, permit, values.get("entry_authorization_id"), "examination", values["started_at"])
     values["entry_authorization_id"] = auth.id
     record = Inspection(id=record_id, permit_id=permit.id, supersedes_id=supersedes, status="draft",
@@ -169,6 +197,8 @@ def update_inspection(user, record: Inspection, data: dict[str, Any], expected_v
     check_version(record, expected_version, dump_inspection)
     status = _requested_status(record, data)
     values = _values(data)
+    if "checklist" in data:
+        _check_carried_from(user, permit, data["checklist"], record.id)
     if values:
         _apply_edits(user, record, permit, values)
     if status == "submitted":

@@ -90,7 +90,21 @@ def _complete_checklist(record: Inspection):
     if missing:
         raise ValidationFailed("Answer every checklist item (n/a where it does not apply) before submitting.",
                                errors={"checklist": {"items": [f"Not answered: {', '.join(missing)}."]}})
+    carried = rules.still_carried_over(record.checklist_items)
+    if carried:
+        keys = [record.checklist_items[index]["key"] for index in carried]
+        raise ValidationFailed(
+            "Confirm or change each answer carried over from the last inspection before submitting "
+            f"(still carried over: {', '.join(keys)}).",
+            errors={"checklist": {"items": {index: {"carried_over": [
+                f"{_item_label(template, record.checklist_items[index]['key'])}: still as carried over from the "
+                "last inspection; confirm it or change it."]} for index in carried}}})
     return template
+
+
+def _item_label(template, key: str) -> str:
+    item = template.item(key)
+    return item["label"] if item else key
 
 
 def review_inspection(user, record: Inspection, data: dict[str, Any], expected_version: int | None = None) -> Inspection:

@@ -19,7 +19,9 @@ def test_create_draft(site, client):
     assert body["started_at"] == "2026-05-04T13:00:00+00:00" and body["device_created_at"] == "2026-05-04T13:00:05+00:00"
     assert body["checklist"]["template"] == "esc" and body["checklist"]["template_version"] == 1
     assert body["checklist"]["items"][0] == {"key": "limit_of_work_marked", "answer": "ok", "note": None,
-                                             "photo_ids": [], "needs_new_control": None, "severity": None}
+                                             "photo_ids": [], "needs_new_control": None, "severity": None,
+                                             "carried_over": False}
+    assert body["checklist"]["carried_from_id"] is None
     assert body["unsafe_areas"] == ["open trench east side"] and body["warnings"] == []
     assert client.get(f"{API}/inspections/{body['id']}", headers=site.supervisor_h).get_json() == body
 
