@@ -12,6 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
+from . import maptiles
+
 # The app's files (the field app in static/, the Alembic scripts in migrations/) ship inside the
 # package, so an installed wheel finds them in site-packages just as a checkout does.
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -126,6 +128,19 @@ class Config:
     # The address clients reach the API at (https://permits.example.org); absolute URLs the API
     # hands out (the tus Location) are built on it, never on the request's Host. Unset: relative.
     PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL") or None
+    # Base map tiles (README "Base map tiles and offline maps"; checked at start by maptiles.py). None by
+    # default: no tile server is contacted, and maps draw on a plain background. MAP_TILE_URL: one
+    # server's {z}/{x}/{y} template, https (http only on 127.0.0.1, localhost or [::1]); its origin joins
+    # the app's Content-Security-Policy. Never name a server whose policy forbids prefetching or offline
+    # use (tile.openstreetmap.org does): the field app keeps tiles for offline days. MAP_TILE_ATTRIBUTION:
+    # the server's required credit, plain text, required with MAP_TILE_URL. MAP_TILE_MAX_ZOOM: the deepest
+    # level the server has. MAP_TILE_OFFLINE_ZOOMS ("14-17", "14,16"): the levels kept around each
+    # assigned site; MAP_TILE_OFFLINE_BUDGET_MB: the most a device keeps of them (0: none).
+    MAP_TILE_URL = os.environ.get("MAP_TILE_URL") or None
+    MAP_TILE_ATTRIBUTION = os.environ.get("MAP_TILE_ATTRIBUTION") or None
+    MAP_TILE_MAX_ZOOM = os.environ.get("MAP_TILE_MAX_ZOOM") or maptiles.DEFAULT_MAX_ZOOM
+    MAP_TILE_OFFLINE_ZOOMS = os.environ.get("MAP_TILE_OFFLINE_ZOOMS") or maptiles.DEFAULT_OFFLINE_ZOOMS
+    MAP_TILE_OFFLINE_BUDGET_MB = os.environ.get("MAP_TILE_OFFLINE_BUDGET_MB") or maptiles.DEFAULT_OFFLINE_BUDGET_MB
 
     # Proxies in front of the app (load balancer, nginx) that set X-Forwarded-For/-Proto: with N, the
     # client address (sign-in limits, audit rows) is the one the Nth proxy from the app saw. 0: the
@@ -227,6 +242,7 @@ class Config:
                 parse(value)
             except ValueError as exc:  # the message names the shape, never the value (SMTP_URL holds a password)
                 raise RuntimeError(f"{name}: {exc}") from None
+        maptiles.check(self)  # the tile settings depend on each other (an attribution with a URL)
 
 
 class DevelopmentConfig(Config):

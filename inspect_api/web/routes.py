@@ -17,25 +17,31 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, request
 from werkzeug.security import safe_join
 
+from .. import maptiles
 from ..config import STATIC_ROOT
 from ..errors import NotFound
 from .assets import choose, load, version_of
+from .map_settings import blp as map_blp
 
 PWA_ROOT = STATIC_ROOT / "pwa"
 _ORIGIN = re.compile(r"^https://[a-z0-9.-]+(:\d{1,5})?$")
 
 
-def content_security_policy(media_origins: str | None = None) -> str:
+def content_security_policy(media_origins: str | None = None, tile_origin: str | None = None) -> str:
     """The app's policy. With S3 storage, photos are fetched from short-lived signed URLs on the
-    bucket's origin: PWA_MEDIA_ORIGINS (space-separated https origins) adds exactly those."""
-    extra = " ".join(o for o in (media_origins or "").split() if _ORIGIN.match(o))
-    media = f" {extra}" if extra else ""
+    bucket's origin: PWA_MEDIA_ORIGINS (space-separated https origins) adds exactly those. With a base
+    map configured, its tile server's origin (maptiles.tile_origin, checked at start) is added for
+    images (the map's tiles) and connections (the offline download and the worker's cache)."""
+    origins = [o for o in (media_origins or "").split() if _ORIGIN.match(o)]
+    if tile_origin and tile_origin not in origins:
+        origins.append(tile_origin)
+    extra = f" {' '.join(origins)}" if origins else ""
     return "; ".join([
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
-        f"img-src 'self' blob: data:{media}",
-        f"connect-src 'self'{media}",
+        f"img-src 'self' blob: data:{extra}",
+        f"connect-src 'self'{extra}",
         "worker-src 'self'",
         "manifest-src 'self'",
         "object-src 'none'",
@@ -81,7 +87,8 @@ def _send(relative: str, *, immutable: bool = False, names_version: bool = False
     response.headers["Cache-Control"] = IMMUTABLE if immutable else "no-cache"
     # The service worker keeps a fixed-address file from the HTTP cache only if it is of its version.
     response.headers["X-App-Version"] = version
-    response.headers["Content-Security-Policy"] = content_security_policy(current_app.config.get("PWA_MEDIA_ORIGINS"))
+    response.headers["Content-Security-Policy"] = content_security_policy(
+        current_app.config.get("PWA_MEDIA_ORIGINS"), maptiles.tile_origin(current_app.config))
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Frame-Options"] = "DENY"
@@ -117,3 +124,7 @@ def asset(filename: str) -> Response:
     if first != version_of(PWA_ROOT) or not rest:
         raise NotFound("No such file.")
     return _send(rest, immutable=True)
+
+
+# The field app's map settings (an API operation) are served beside the app.
+blueprints = [blp, map_blp]
