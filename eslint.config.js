@@ -41,6 +41,11 @@ export default [
     },
   },
   {
+    // The public pages' few scripts (inspect_api/public/static): ES modules in the page.
+    files: ["inspect_api/public/static/**/*.js"],
+    languageOptions: { sourceType: "module", globals: { ...globals.browser } },
+  },
+  {
     files: ["inspect_api/static/pwa/sw.js"],
     languageOptions: { globals: { ...globals.serviceworker } },
   },

@@ -1,6 +1,7 @@
 """The public's pages under /public/: server-rendered HTML in English and Portuguese for residents
-with no account. Reading and reporting need no JavaScript; the one small script (the report form's
-"Use my location") only fills two boxes a resident may also type.
+with no account. Reading and reporting need no JavaScript; the small scripts only enhance: the map of
+active sites becomes an interactive map, and the report form gains a map to pick the place on and
+"Use my location", which fill the two boxes a resident may also type.
 
 A plain Flask blueprint, not a flask-smorest one: pages are not operations of the API, so they stay
 out of the OpenAPI document. Every answer carries a strict Content-Security-Policy ('self' only, no
@@ -13,11 +14,11 @@ import logging
 from math import cos, isfinite, radians
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request, url_for
-from flask_babel import lazy_gettext as _l, refresh
+from flask_babel import gettext as _, lazy_gettext as _l, refresh
 from sqlalchemy.exc import DataError
 from werkzeug.exceptions import HTTPException
 
-from .. import clock
+from .. import clock, maptiles
 from ..errors import ApiError, NotFound, ValidationFailed
 from . import i18n, lookup, reports, rules
 from .rules import MAX_PHOTOS, normal_reference
@@ -30,8 +31,11 @@ bp.record_once(lambda state: i18n.init_app(state.app))
 
 PAGE_SIZE = 20
 TEXT_MAX = 200  # a search box's text beyond this finds nothing more; it is cut, not refused
-POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:{tiles}; connect-src 'self'; "
           "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+# The interactive maps' library: the field app's vendored copy (README "The public"), loaded by the
+# pages' scripts only where they run, never copied here.
+LEAFLET = {"module": "vendor/leaflet/leaflet-src.esm.js", "css": "vendor/leaflet/leaflet.css"}
 
 # What went wrong with each of the report form's fields, in the page's language. The service's own
 # messages are English and name the API's fields; a resident reads these instead.
@@ -68,6 +72,13 @@ SERVER_FAULT = _l("Something went wrong on our side; nothing was changed. Please
 
 
 # --- answers ------------------------------------------------------------------------------------
+def policy() -> str:
+    """'self' only; a configured base map's tile server (maptiles.tile_origin) is added for images, the
+    map's tiles, and for nothing else."""
+    origin = maptiles.tile_origin(current_app.config)
+    return POLICY.format(tiles=f" {origin}" if origin else "")
+
+
 def _page(template: str, *, status: int = 200, cacheable: bool = False, **context):
     response = make_response(render_template(template, **context), status)
     if cacheable and status == 200:
@@ -93,12 +104,32 @@ def _common() -> dict:
     return {"lang": i18n.current_language(), "languages": i18n.switch_links(), "town": current_app.config["TOWN_NAME"],
             "town_contact": current_app.config["TOWN_CONTACT"], "words": i18n.words, "long_date": i18n.long_date,
             "REVIEW_LEVELS": i18n.REVIEW_LEVELS, "PERMIT_STATUSES": i18n.PERMIT_STATUSES,
-            "ORDER_KINDS": i18n.ORDER_KINDS, "REPORT_STATUSES": i18n.REPORT_STATUSES}
+            "ORDER_KINDS": i18n.ORDER_KINDS, "REPORT_STATUSES": i18n.REPORT_STATUSES, "live_map": live_map}
+
+
+def live_map() -> dict:
+    """What the pages' map scripts need, for data- attributes: the library's addresses (the field app's
+    unversioned ones, revalidated by ETag) and the base map's tiles (None: a plain background)."""
+    return {"leaflet": url_for("web.asset", filename=LEAFLET["module"]),
+            "leaflet_css": url_for("web.asset", filename=LEAFLET["css"]),
+            "tiles": maptiles.tile_settings(current_app.config)}
+
+
+def map_sites(items: list[dict]) -> list[dict]:
+    """The sites as the interactive maps draw them: the number in the list, the permit page, its name in
+    words (the drawing's link name), the point and the limit of work. Data only: the script builds the
+    elements and sets these as text and attributes."""
+    return [{"n": n, "number": item["number"], "href": url_for(".permit_page", number=item["number"]),
+             "label": _("Permit %(number)s, %(address)s: %(status)s", number=item["number"],
+                        address=item.get("address") or _("no address recorded"),
+                        status=i18n.words(i18n.PERMIT_STATUSES, item.get("status"))),
+             "lat": item["site"]["lat"], "lon": item["site"]["lon"], "limit": item.get("limit_of_work")}
+            for n, item in enumerate(items, start=1) if item.get("site")]
 
 
 @bp.after_request
 def _headers(response):
-    response.headers["Content-Security-Policy"] = POLICY
+    response.headers["Content-Security-Policy"] = policy()
     response.headers["X-Frame-Options"] = "DENY"
     response.vary.update(("Accept-Language", "Cookie"))
     if request.endpoint == "public_pages.static" and response.status_code in (200, 304):
@@ -177,9 +208,11 @@ def permit_page(number: str):
 
 @bp.get("/map")
 def map_page():
-    """The sites where work is under way, drawn on the server (no script needed), and as a list."""
+    """The sites where work is under way, drawn on the server (no script needed; where script runs, an
+    interactive map takes the drawing's place), and as a list."""
     sites = lookup.active_sites()
-    return _page("public/map.html", cacheable=True, sites=sites, drawing=site_map(sites, links=True))
+    return _page("public/map.html", cacheable=True, sites=sites, drawing=site_map(sites, links=True),
+                 live_sites=map_sites(sites))
 
 
 @bp.get("/<path:rest>")
@@ -190,8 +223,11 @@ def unknown(rest: str):
 
 # --- reports from residents ---------------------------------------------------------------------
 def _report_form(values: dict, errors: dict | None = None, status: int = 200, lost: bool = False):
+    # The active sites show on the form's map (where script runs), so a resident finds the site they mean
+    # even on a plain background.
     return _page("public/report_form.html", status=status, values=values, errors=errors or {}, lost=lost,
-                 max_photos=MAX_PHOTOS, contact_days=int(current_app.config["PUBLIC_REPORT_CONTACT_DAYS"]),
+                 max_photos=MAX_PHOTOS, pick_sites=map_sites(lookup.active_sites()),
+                 contact_days=int(current_app.config["PUBLIC_REPORT_CONTACT_DAYS"]),
                  now=clock.now().astimezone(clock.town_zone()).strftime("%Y-%m-%dT%H:%M"))
 
 

@@ -127,9 +127,17 @@ class ReportPermitSchema(Schema):
     status = fields.String()
 
 
+class NearbyPointSchema(Schema):
+    lat = fields.Float()
+    lon = fields.Float()
+
+
 class NearbyPermitSchema(ReportPermitSchema):
     address = fields.String()
     distance_m = fields.Float(metadata={"description": "From the report's point to the site point"})
+    location = fields.Nested(NearbyPointSchema, metadata={"description": "The site point"})
+    limit_of_work = fields.Dict(allow_none=True, metadata={"description": "The site's limit of work (GeoJSON "
+                                                                         "Polygon or MultiPolygon), if drawn"})
 
 
 class PublicReportSchema(Schema):

@@ -132,7 +132,10 @@ def nearby_permits(user, report: PublicReport) -> list[dict[str, Any]]:
         distance = haversine_m(report.lat, report.lon, permit.site_lat, permit.site_lon)
         if distance <= rules.NEARBY_M:
             found.append({"id": permit.id, "number": permit.number, "address": permit.site_address,
-                          "status": permit.status, "distance_m": round(distance, 1)})
+                          "status": permit.status, "distance_m": round(distance, 1),
+                          # Where the office's map draws it beside the report's point.
+                          "location": {"lat": permit.site_lat, "lon": permit.site_lon},
+                          "limit_of_work": permit.limit_of_work})
     return sorted(found, key=lambda p: (p["distance_m"], p["number"] or "", p["id"]))[:rules.NEARBY_LIMIT]
 
 

@@ -108,14 +108,18 @@ def test_a_resident_finds_a_permit_reads_it_and_finds_its_site_on_the_map(live_s
 
     page.get_by_role("navigation").get_by_role("link", name=words["map"]).click()
     page.wait_for_url("**/public/map")
-    svg = page.locator("svg.sitemap")
-    assert svg.is_visible() and svg.bounding_box()["width"] <= viewport["width"]
-    links = page.locator("svg.sitemap a")
+    # With script, the interactive map takes the drawing's place (test_public_maps.py; without script,
+    # the drawing: test_without_javascript_the_drawing_list_and_typed_place_still_work).
+    links = page.locator(".leaflet-marker-pane a.live-site")
+    links.first.wait_for()
+    live = page.locator(".live-map")
+    assert live.is_visible() and live.bounding_box()["width"] <= viewport["width"]
+    assert not page.locator("svg.sitemap").is_visible()
     assert links.count() == 2  # the two active sites; the received application is not one
     assert sites["received"] not in page.content()
     checked(page, f"map {lang} {viewport['width']}")
     # Each site on the map is a link named by its permit; following it reads the permit.
-    page.locator(f'svg.sitemap a[href="/public/permits/{sites["active"]}"]').click()
+    page.locator(f'.leaflet-marker-pane a.live-site[href="/public/permits/{sites["active"]}"]').click()
     page.wait_for_url(f"**/public/permits/{sites['active']}")
     assert sites["active"] in page.locator("h1").inner_text()
 

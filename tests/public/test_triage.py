@@ -100,7 +100,9 @@ def test_an_item_shows_the_permits_within_500_m_nearest_first(client, factory, t
     assert [p["id"] for p in nearby] == [case.get_json()["id"], near.id, edge.id]
     assert {p["id"] for p in nearby}.isdisjoint({beyond.id, draft.id})
     assert nearby[1] == {"id": near.id, "number": near.number, "address": near.site_address, "status": "issued",
-                         "distance_m": pytest.approx(47.1, abs=0.2)}
+                         "distance_m": pytest.approx(47.1, abs=0.2),
+                         "location": {"lat": near.site_lat, "lon": near.site_lon}, "limit_of_work": near.limit_of_work}
+    assert nearby[0]["location"] == {"lat": 41.6380, "lon": -70.9032} and nearby[0]["limit_of_work"] is None
     assert 498 < nearby[2]["distance_m"] <= 500
     no_point = _report(client, location=None, address="Somewhere on Main Street")
     assert client.get(f"{QUEUE}/{no_point.id}", headers=headers).get_json()["nearby_permits"] == []

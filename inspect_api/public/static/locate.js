@@ -1,7 +1,6 @@
 // "Use my location" on the report form: fills latitude, longitude and accuracy from the phone.
 // Progressive enhancement only: without JavaScript the button stays hidden and people type an address
 // or the coordinates themselves. The messages come translated from the page (data-* attributes).
-/* global document, navigator */
 
 const box = document.querySelector("[data-locate]");
 if (box && "geolocation" in navigator) {
@@ -18,6 +17,8 @@ if (box && "geolocation" in navigator) {
       lat.value = position.coords.latitude.toFixed(6);
       lon.value = position.coords.longitude.toFixed(6);
       accuracy.value = String(Math.round(position.coords.accuracy));
+      // The form's map (pick.js), where there is one, puts its pin there and centres on it.
+      lat.dispatchEvent(new Event("change", { bubbles: true }));
       status.textContent = box.dataset.done;
       button.disabled = false;
     }, () => {
