@@ -117,6 +117,12 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("PUT", "/photos/{photo_id}"): "uploadPhoto",
     ("GET", "/photos/{photo_id}/original"): "getPhotoOriginal",
     ("GET", "/photos/{photo_id}/thumbnail"): "getPhotoThumbnail",
+    ("GET", "/photos/{photo_id}/annotations"): "listPhotoAnnotations",
+    ("GET", "/photos/{photo_id}/annotated"): "getAnnotatedPhoto",
+    ("POST", "/photo-annotations"): "createPhotoAnnotation",
+    ("GET", "/photo-annotations/{annotation_id}"): "getPhotoAnnotation",
+    ("PATCH", "/photo-annotations/{annotation_id}"): "updatePhotoAnnotation",
+    ("DELETE", "/photo-annotations/{annotation_id}"): "deletePhotoAnnotation",
     ("OPTIONS", "/uploads"): "describeUploads",
     ("POST", "/uploads"): "createUpload",
     ("OPTIONS", "/uploads/{upload_id}"): "describeUpload",
@@ -206,9 +212,12 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("POST", "/notifications/{notification_id}/resend"): "resendNotification",
     ("GET", "/me/notification-preferences"): "getMyNotificationPreferences",
     ("PUT", "/me/notification-preferences"): "setMyNotificationPreferences",
+    # the field app's base map
+    ("GET", "/map-settings"): "getMapSettings",
     # reports and exports
     ("GET", "/permits/{permit_id}/timeline"): "getPermitTimeline",
     ("GET", "/inspections/{inspection_id}/report.pdf"): "getInspectionReportPdf",
+    ("GET", "/samples/{sample_id}/custody.pdf"): "getSampleCustodyPdf",
     ("GET", "/exports/permits.geojson"): "exportPermitsGeojson",
     ("GET", "/exports/findings.geojson"): "exportFindingsGeojson",
     ("GET", "/exports/photos.geojson"): "exportPhotosGeojson",
@@ -240,6 +249,7 @@ TAGS: dict[str, tuple[str, ...]] = {
     "notifications": ("notifications", "notification_preferences"),
     "reports": ("reports",),
     "exports": ("exports",),
+    "map": ("map",),
 }
 TAG_OF = {blueprint: tag for tag, blueprints in TAGS.items() for blueprint in blueprints}
 

@@ -46,6 +46,7 @@ PATH_IDS = {
     ("/inspection-requests/", "request_id"): "inspection_request",
     ("/samples/", "sample_id"): "sample",
     ("/photos/", "photo_id"): "photo",
+    ("/photo-annotations/", "annotation_id"): "photo_annotation",
     ("/completion-notices/", "notice_id"): "notice",
     ("/final-reports/", "report_id"): "report",
     ("/final-reports/<report_id>/documents/", "document_id"): "report_document",
@@ -93,6 +94,7 @@ BODIES = {
     ("POST", "/cost-recoveries/<record_id>/protest"): lambda ids: {"json": {"text": "probe"}},
     ("POST", "/sync/conflicts/<conflict_id>/resolve"): lambda ids: {"json": {"resolution": "keep_server"}},
     ("PUT", "/photos/<photo_id>"): _jpeg_put,
+    ("PATCH", "/photo-annotations/<annotation_id>"): lambda ids: {"json": {"shapes": [], "version": 1}},
     ("PATCH", "/uploads/<upload_id>"): lambda ids: {
         "data": b"\xff\xd8\xff", "headers": {"Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"}},
 }

@@ -1,6 +1,7 @@
 """Steps the browser tests share: signing in, waiting for the service worker, cutting the network."""
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -87,20 +88,22 @@ AXE_SOURCE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" /
 BLOCKING = ("serious", "critical")
 
 
-def axe_violations(page) -> list[dict]:
+def axe_violations(page, enable: tuple[str, ...] = ()) -> list[dict]:
     """Runs axe-core (npm package, from node_modules; the app never serves it) in the page and returns
     its violations. Loaded through the DevTools protocol, so the app's Content-Security-Policy, which
-    forbids inline and foreign scripts, stays as it is."""
+    forbids inline and foreign scripts, stays as it is. `enable` turns on rules axe leaves off by default
+    (e.g. color-contrast-enhanced, WCAG AAA's 7:1)."""
     if not AXE_SOURCE.exists():
         import pytest
         pytest.fail(f"{AXE_SOURCE} is missing: run `npm install` in the checkout (package.json lists axe-core)")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(f"() => {{ {AXE_SOURCE.read_text()}\n; window.axe = window.axe || axe; }}")
-    return page.evaluate("""async () => {
-        const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return page.evaluate("""async (enable) => {
+        const rules = Object.fromEntries(enable.map((id) => [id, { enabled: true }]));
+        const result = await window.axe.run(document, { resultTypes: ["violations"], rules });
         return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
-    }""")
+    }""", list(enable))
 
 
 def assert_accessible(page, where: str) -> None:
@@ -113,8 +116,20 @@ def assert_accessible(page, where: str) -> None:
 TAP = 44
 
 
-def undersized_controls(page) -> list[str]:
-    """Visible controls in the page whose box is under 44x44 CSS px. Links inside running text are
+# The outdoor theme's targets (css/app.css --tap there): gloved hands, sun on the screen.
+OUTDOOR_TAP = 56
+# Where ui/theme.js keeps the theme chosen on the Account screen (this device's localStorage).
+THEME_KEY = "inspect-field.theme"
+
+
+def theme_chosen_before(context, theme: str) -> None:
+    """Every page of `context` opens as if `theme` had been chosen on the Account screen earlier."""
+    context.add_init_script("try { localStorage.setItem(%s, %s); } catch (e) { /* about:blank */ }"
+                            % (json.dumps(THEME_KEY), json.dumps(theme)))
+
+
+def undersized_controls(page, tap: int = TAP) -> list[str]:
+    """Visible controls in the page whose box is under `tap` x `tap` CSS px (44 unless told). Links inside running text are
     exempt (WCAG's inline exception); a checkbox counts by the label that wraps it."""
     return page.evaluate("""(tap) => {
         const out = [];
@@ -129,7 +144,7 @@ def undersized_controls(page) -> list[str]:
                 out.push(`${el.tagName.toLowerCase()}${el.className ? '.' + el.className.replace(/ /g, '.') : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
         }
         return out;
-    }""", TAP)
+    }""", tap)
 
 
 def small_text(page) -> list[str]:

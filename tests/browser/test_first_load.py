@@ -3,8 +3,11 @@ is recorded (its status line, headers and body as sent), so a file fetched by th
 the service worker's precache counts twice, and an uncompressed file counts at its full size."""
 from __future__ import annotations
 
+import re
 import threading
+import time
 from collections import Counter
+from pathlib import Path
 
 from .helpers import release_db, sign_in, wait_for_service_worker, wait_synced
 
@@ -46,6 +49,14 @@ class Wire:
             return [r for r in self.sent if not r["path"].startswith("/api/")]
 
 
+def later_files() -> list[str]:
+    """shell.js LATER, at this version's paths, as the worker names them."""
+    pwa = Path(__file__).resolve().parents[2] / "inspect_api" / "static" / "pwa"
+    version = re.search(r'VERSION = "([^"]+)"', (pwa / "version.js").read_text()).group(1)
+    text = (pwa / "shell.js").read_text().split("const LATER = [")[1].split("];")[0]
+    return [f"/static/pwa/{version}/{name}" for name in re.findall(r'^  "([^"]+)",$', text, re.MULTILINE)]
+
+
 def test_first_load_sends_each_shell_file_once_and_compressed(app, live_server, new_context, factory, monkeypatch):
     email = factory.user("inspector").email
     release_db()
@@ -56,9 +67,23 @@ def test_first_load_sends_each_shell_file_once_and_compressed(app, live_server, 
     wait_for_service_worker(page)  # activated: the shell is precached
     wait_synced(page)
     assert page.evaluate("() => caches.keys()")
+    # After sign-in and a sync the worker keeps the rest (shell.js LATER: the map library, the viewer).
+    later = later_files()
+    assert any(path.endswith("/vendor/leaflet/leaflet-src.esm.js") for path in later)
+    page.wait_for_function("""async (later) => { const cache = await caches.open((await caches.keys())[0]);
+        return (await Promise.all(later.map((u) => cache.match(u)))).every(Boolean); }""", arg=later, polling=250)
 
-    shell = wire.shell()
-    counts = Counter(r["path"] for r in shell)
+    # The cache holds a file as soon as its last byte arrived; the server notes it just after.
+    deadline = time.monotonic() + 10
+    while not set(later) <= {r["path"] for r in wire.shell()} and time.monotonic() < deadline:
+        time.sleep(0.05)
+    everything = wire.shell()
+    counts = Counter(r["path"] for r in everything)
+    # Each of the later files crosses the network once, after the sign-in, never as part of the first load.
+    signed_in = next(i for i, r in enumerate(wire.sent) if r["path"] == "/api/v1/auth/login")
+    assert {r["path"] for r in wire.sent[:signed_in]} & set(later) == set()
+    assert {path: counts[path] for path in later} == {path: 1 for path in later}
+    shell = [r for r in everything if r["path"] not in set(later)]
     total = sum(r["head"] + r["body"] for r in shell)
     print(f"\nfirst load: {len(shell)} shell requests, {total} bytes ({sum(r['head'] for r in shell)} of headers); "
           f"API {sum(r['head'] + r['body'] for r in wire.sent if r['path'].startswith('/api/'))} bytes")

@@ -26,6 +26,12 @@ def test_a_finding_photo_opens_from_its_link_for_whoever_may_see_it(live_server,
     assert page.locator("figure.photo-large img").get_attribute("src").startswith("blob:")
     assert "Camera GPS" in figure.inner_text() and "from the site" in figure.inner_text()
     page.locator("[data-test=original]:not([aria-disabled])").wait_for()
+    # "Open in the viewer": the photo full screen, zoomable, with the others of its inspection.
+    page.locator("[data-test=open-viewer]").click()
+    page.locator(f"dialog.viewer[open][data-photo='{photo_id}'] [data-test=viewer-distance]").wait_for()
+    assert page.locator("dialog.viewer #viewer-title").inner_text() == "Photo"
+    page.keyboard.press("Escape")
+    page.locator("dialog.viewer").wait_for(state="detached")
 
     other = new_context(PHONE).new_page()
     sign_in(other, live_server.url, stranger_email)

@@ -26,6 +26,8 @@ OPERATIONS = {
     ("completion_notice", "create"): ("post", "/completion-notices"),
     ("completion_notice", "edit"): ("patch", "/completion-notices/{notice_id}"),
     ("inspection_request", "create"): ("post", "/inspection-requests"),
+    ("photo_annotation", "create"): ("post", "/photo-annotations"),
+    ("photo_annotation", "edit"): ("patch", "/photo-annotations/{annotation_id}"),
     ("sync", "push"): ("post", "/sync/push"),
 }
 

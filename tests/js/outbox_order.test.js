@@ -58,3 +58,18 @@ test("a round is at most BATCH changes; an empty outbox sends nothing", () => {
   assert.equal(nextRound(many, 3).batch.length, 3);
   assert.deepEqual(nextRound([]), { batch: [], call: null });
 });
+
+test("a photo's markup waits while the photo it names is still in the outbox, then goes", () => {
+  const photo = { kind: "photo", seq: 1, entity: "photo", id: "ph1", state: "pending" };
+  const markup = { ...m(2, "photo_annotation", "a1"), data: { photo_id: "ph1", shapes: [] } };
+  const edit = { ...m(3, "photo_annotation", "a1"), data: { photo_id: "ph1", shapes: [] } };
+  const other = { ...m(4, "photo_annotation", "a2"), data: { photo_id: "ph-uploaded", shapes: [] } };
+  assert.deepEqual(seqs(nextRound([photo, markup, edit, other, m(5, "sample", "s1")]).batch), [4, 5]);
+  // A photo the server refused still names no photo the server has: its markup keeps waiting.
+  assert.deepEqual(seqs(nextRound([{ ...photo, state: "rejected" }, markup]).batch), []);
+  // Once the photo has left the outbox (uploaded), the markup goes, and its later edit waits its turn.
+  assert.deepEqual(seqs(nextRound([markup, edit]).batch), [2]);
+  // A call is not held by a waiting markup.
+  const call = { kind: "call", seq: 6, entity: "inspection", id: "i1", state: "pending" };
+  assert.deepEqual(nextRound([photo, markup, call]).call, call);
+});

@@ -180,9 +180,39 @@ def test_modules_build_the_dom_safely_and_stay_small():
         assert len(text.splitlines()) <= 400, f"{path.name} is over 400 lines"
 
 
-def test_precache_lists_every_file_the_app_loads():
+def shell_list(name: str) -> set[str]:
     text = (PWA / "shell.js").read_text()
-    listed = set(re.findall(r'^  "([^"]+)",$', text.split("const FILES = [")[1].split("];")[0], re.MULTILINE))
+    return set(re.findall(r'^  "([^"]+)",$', text.split(f"const {name} = [")[1].split("];")[0], re.MULTILINE))
+
+
+def statically_imported(*entries: str) -> set[str]:
+    """The modules `entries` import, and theirs, without the ones imported on first use (import())."""
+    seen, stack = set(), list(entries)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = PWA / name
+        for spec in re.findall(r'from "(\.{1,2}/[^"]+)"', path.read_text()):
+            stack.append((path.parent / spec).resolve().relative_to(PWA.resolve()).as_posix())
+    return seen
+
+
+def test_what_is_kept_later_is_no_part_of_the_first_load():
+    """LATER (kept after sign-in) holds nothing the page or the worker imports to start: else a first
+    load would fetch it anyway, and an offline start could miss it."""
+    later = shell_list("LATER")
+    assert later and not later & shell_list("FILES")
+    assert {"vendor/leaflet/leaflet-src.esm.js", "js/ui/viewer.js"} <= later
+    started = statically_imported("js/app.js", "shell.js", "js/sw_tiles.js")
+    assert not later & started, later & started
+    index = (PWA / "index.html").read_text()
+    assert [f for f in later if f in index] == []
+
+
+def test_precache_lists_every_file_the_app_loads():
+    listed = shell_list("FILES") | shell_list("LATER")
     shipped = {p.relative_to(PWA).as_posix() for p in PWA.rglob("*")
                if p.is_file() and p.suffix in {".js", ".css", ".png", ".svg"} and p.name != "sw.js"}
     assert listed == shipped

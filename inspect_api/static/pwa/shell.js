@@ -11,15 +11,8 @@ const FILES = [
   "css/app.css",
   "icons/icon.svg",
   "icons/icon-192.png",
-  "icons/icon-512.png",
-  "icons/maskable-512.png",
-  // The map library, vendored from the locked npm package (scripts/vendor_leaflet.py); imported
-  // when a map is first shown, precached so a map draws offline.
-  "vendor/leaflet/leaflet-src.esm.js",
-  "vendor/leaflet/leaflet.css",
-  "vendor/leaflet/images/layers.png",
-  "vendor/leaflet/images/layers-2x.png",
   "js/app.js",
+  "js/theme_boot.js",
   "js/api.js",
   "js/auth.js",
   "js/db.js",
@@ -38,13 +31,19 @@ const FILES = [
   "js/rules/entry.js",
   "js/rules/samples.js",
   "js/rules/workdays.js",
+  "js/rules/carry.js",
   "js/rules/program.js",
   "js/ui/delivery.js",
   "js/rules/town.js",
   "js/ui/nav.js",
   "js/ui/photos.js",
+  "js/ui/annotations.js",
+  "js/ui/shapes.js",
+  "js/ui/photo_urls.js",
   "js/ui/files.js",
   "js/ui/signature.js",
+  "js/ui/custody.js",
+  "js/ui/sample_params.js",
   "js/ui/sitemap.js",
   "js/ui/syncbar.js",
   "js/ui/status.js",
@@ -63,6 +62,13 @@ const FILES = [
   "js/ui/citations.js",
   "js/ui/checklist.js",
   "js/ui/account_mail.js",
+  "js/ui/theme.js",
+  "js/ui/tiles.js",
+  "js/ui/tilemath.js",
+  "js/sw_tiles.js",
+  "js/ui/basemap.js",
+  "js/ui/map.js",
+  "js/ui/map_pick.js",
   "js/screens/login.js",
   "js/screens/sites.js",
   "js/screens/day.js",
@@ -88,6 +94,28 @@ const FILES = [
   "js/screens/photo.js",
   "js/screens/issues.js",
   "js/screens/account.js",
+  "js/screens/map.js",
+];
+
+// What no screen needs to start: the large icons (install and splash only), the map library
+// (vendored from the locked npm package by scripts/vendor_leaflet.py) and the modules the app imports
+// on first use (the photo viewer, the offline-maps card). The worker keeps them in the same
+// version's cache once the user has signed in and synced (js/swclient.js precacheLater), so the first
+// load stays small and a map or the viewer still opens offline from the next sync on.
+const LATER = [
+  "icons/icon-512.png",
+  "icons/maskable-512.png",
+  "vendor/leaflet/leaflet-src.esm.js",
+  "vendor/leaflet/leaflet.css",
+  "vendor/leaflet/images/layers.png",
+  "vendor/leaflet/images/layers-2x.png",
+  "js/ui/viewer.js",
+  "js/ui/markup.js",
+  "js/ui/photo_info.js",
+  "js/ui/exif.js",
+  "js/ui/offline_tiles.js",
+  "js/ui/offline_maps.js",
 ];
 
 export const SHELL_FILES = ["/", "/manifest.webmanifest", ...FILES.map((file) => BASE + file)];
+export const LATER_FILES = LATER.map((file) => BASE + file);

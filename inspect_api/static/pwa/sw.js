@@ -3,13 +3,15 @@
 // Update rule (no mixed versions): a new VERSION installs into its own cache and then WAITS. The
 // page announces it; only when the user taps "Update" does the page ask us to skipWaiting, and then
 // every open page reloads at once. Old caches are deleted on activate. API calls are never cached:
-// records live in IndexedDB, owned by the app.
+// records live in IndexedDB, owned by the app. The base map's tiles kept for offline days have their
+// own cache, answered first for the tile server's requests (js/sw_tiles.js).
 //
 // The server writes the current version into the import path below (it becomes the version's own
 // folder), so a new version is a new worker script that imports only its own files. The version
 // comes from that path too, not from version.js: an installing worker revalidates its imports with
 // the server, and the page has loaded version.js already.
-import { SHELL_FILES, SHELL_VERSION as VERSION } from "/static/pwa/shell.js";
+import { LATER_FILES, SHELL_FILES, SHELL_VERSION as VERSION } from "/static/pwa/shell.js";
+import { fromTiles, handles, tilesChanged } from "/static/pwa/js/sw_tiles.js";
 
 const PREFIX = "inspect-shell-";
 const CACHE = PREFIX + VERSION;
@@ -46,9 +48,29 @@ self.addEventListener("activate", (event) => {
 
 self.addEventListener("message", (event) => {
   const type = event.data && event.data.type;
+  if (type === "map-tiles") tilesChanged();
+  if (type === "refresh-page") event.waitUntil(refreshPage().catch(() => {}));
+  if (type === "precache-later") event.waitUntil(precacheLater().catch(() => {}));
   if (type === "skip-waiting") self.skipWaiting();
   if (type === "version" && event.source) event.source.postMessage({ type: "version", version: VERSION });
 });
+
+// The page's Content-Security-Policy names the tile server the office configured (web/routes.py).
+// When the page learns it changed (js/ui/tiles.js), the kept "/" is fetched again so the app opens
+// next time with the new policy; only this version's page is kept.
+async function refreshPage() {
+  const response = await fetch("/", { cache: "reload" });
+  if (response.ok && response.headers.get("X-App-Version") === VERSION) await (await caches.open(CACHE)).put("/", response);
+}
+
+// The rest of the version's files (shell.js LATER), asked for by a signed-in page after a sync: each
+// one not kept yet is fetched once into this version's cache; a failure is tried at the next sync.
+async function precacheLater() {
+  const cache = await caches.open(CACHE);
+  await Promise.all(LATER_FILES.map(async (url) => {
+    if (!(await cache.match(url))) await cache.put(url, await shellResponse(url));
+  }));
+}
 
 async function fromShell(request) {
   const cache = await caches.open(CACHE);
@@ -59,7 +81,12 @@ async function fromShell(request) {
 
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
-  if (url.origin !== self.location.origin || event.request.method !== "GET") return;
+  if (event.request.method !== "GET") return;
+  if (url.origin !== self.location.origin) {
+    // The base map's tiles kept for offline days (js/sw_tiles.js); nothing else of another origin.
+    if (handles(url)) event.respondWith(fromTiles(event.request));
+    return;
+  }
   if (url.pathname.startsWith("/api/")) return;
   if (event.request.mode === "navigate") {
     event.respondWith(fromShell(new Request("/")));

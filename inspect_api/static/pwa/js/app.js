@@ -3,11 +3,11 @@
 import { openDb, meta } from "./db.js";
 import { currentUser, loadSession, onSessionChange } from "./auth.js";
 import { h, mount } from "./dom.js";
-import { registerServiceWorker } from "./swclient.js";
+import { precacheLater, registerServiceWorker } from "./swclient.js";
 import { fallback, go, route, start, currentPath } from "./router.js";
 import { homePath, renderNav, watchNav } from "./ui/nav.js";
 import { setStorageNote, startSyncBar, STORAGE_AT_RISK } from "./ui/syncbar.js";
-import { refreshCounts, syncNow, syncState } from "./sync.js";
+import { onSynced, refreshCounts, syncNow, syncState } from "./sync.js";
 import { startWatching } from "./geo.js";
 import { loginScreen } from "./screens/login.js";
 import { sitesScreen } from "./screens/sites.js";
@@ -34,6 +34,8 @@ import { partiesScreen, newCaseScreen } from "./screens/office_cases.js";
 import { publicReportsScreen, publicReportScreen } from "./screens/office_reports.js";
 import { photoScreen } from "./screens/photo.js";
 import { accountScreen } from "./screens/account.js";
+import { mapScreen } from "./screens/map.js";
+import { applyTheme } from "./ui/theme.js";
 
 const SYNC_EVERY_MS = 60 * 1000;
 const PULL_EVERY_MS = 5 * 60 * 1000;
@@ -65,9 +67,11 @@ function routes() {
   route("/", async () => { go(homePath()); });
   route("/sites", guarded(sitesScreen, field));
   route("/day", guarded(dayScreen, field));
+  route("/map", guarded(located(mapScreen), field));
   route("/site/:id", guarded(located(siteScreen), field));
   route("/site/:id/entry", guarded(located(entryScreen), field));
   route("/site/:id/inspection/new", guarded(located(startInspectionScreen), field));
+  route("/site/:id/inspection/from/:from", guarded(located(startInspectionScreen), field));
   route("/site/:id/inspection/:iid", guarded(located(inspectionScreen), field));
   route("/site/:id/sample/:sid", guarded(located(sampleScreen), field));
   route("/permits", guarded(applicantScreen, ["applicant"]));
@@ -121,6 +125,7 @@ function syncTriggers() {
 }
 
 async function main() {
+  applyTheme(); // theme_boot.js already set the colours before the first paint; this also colours the browser's bar
   await openDb();
   await loadSession();
   routes();
@@ -128,6 +133,7 @@ async function main() {
   startSyncBar();
   onSessionChange(() => { renderNav(); refreshCounts(); });
   registerServiceWorker().catch((err) => console.warn("service worker not registered", err));
+  onSynced(precacheLater);
   requestPersistence().catch(() => setStorageNote(""));
   syncTriggers();
   await refreshCounts();

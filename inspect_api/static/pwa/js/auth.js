@@ -82,7 +82,7 @@ async function doRefresh() {
 
 export async function clearUserData() {
   for (const store of ["permits", "sites", "templates", "entry_authorizations", "records"]) await clear(store);
-  for (const key of ["cursor", "last_sync", "last_pull"]) await meta.remove(key);
+  for (const key of ["cursor", "last_sync", "last_pull", "offline_tiles"]) await meta.remove(key);
 }
 
 // Cache Storage holds the versioned app shell and nothing else the app puts there on purpose; any

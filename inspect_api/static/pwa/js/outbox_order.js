@@ -6,6 +6,8 @@
 // a rejection holds its later changes until the user resolves it. Photos go by their own path. A
 // call (an action with its own endpoint, such as submitting an inspection) goes in a round of its own,
 // once no change that may go before it is left: changes to other records are not held by it.
+// A photo's markup (photo_annotation) names the photo: it waits, with its record's later changes, while
+// that photo is still in the outbox (the server knows a photo only once its bytes arrived).
 export const BATCH = 100;
 
 export const recordKey = (item) => `${item.entity}:${item.id}`;
@@ -14,11 +16,13 @@ export function nextRound(list, limit = BATCH) {
   const held = new Set();
   const batch = [];
   let call = null;
+  const photos = new Set(list.filter((i) => i.kind === "photo").map((i) => i.id));
   for (const item of [...list].sort((a, b) => a.seq - b.seq)) {
     if (item.kind === "photo") continue;
     const key = recordKey(item);
     if (held.has(key)) continue;
     held.add(key);
+    if (item.entity === "photo_annotation" && item.data && photos.has(item.data.photo_id)) continue;
     if (item.state !== "pending") continue;
     if (item.kind === "call") { if (!call && !batch.length) call = item; continue; }
     if (!call && batch.length < limit) batch.push(item);

@@ -59,3 +59,11 @@ export function workerVersion() {
     setTimeout(() => resolve(null), 2000);
   });
 }
+
+// Asks the worker to keep the files no screen needs to start (the map library, the viewer; shell.js
+// LATER): after each sync, so they come once the user has signed in, and again if a try failed.
+export function precacheLater() {
+  if (!("serviceWorker" in navigator)) return;
+  // `ready`: the active worker, also on the first visit, before it controls this page.
+  navigator.serviceWorker.ready.then((r) => { if (r.active) r.active.postMessage({ type: "precache-later" }); }).catch(() => {});
+}

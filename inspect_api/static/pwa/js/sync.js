@@ -68,6 +68,7 @@ async function run(reason) {
   try {
     await pushAll();
     await uploadPhotos();
+    await pushAll();  // what waited for a photo just uploaded (its markup: outbox_order.js)
     await pull();
     await refreshReference();
     const now = new Date().toISOString();
@@ -101,8 +102,8 @@ async function baseVersion(item) {
 }
 
 // An edit (base_version set) carries only what the entity's PATCH takes: not the fields that are
-// fixed at creation.
-const CREATE_ONLY = ["id", "permit_id", "device_created_at", "supersedes_id"];
+// fixed at creation (a markup's photo among them).
+const CREATE_ONLY = ["id", "permit_id", "device_created_at", "supersedes_id", "photo_id"];
 function dataFor(item, base) {
   if (base === null) return item.data;
   return Object.fromEntries(Object.entries(item.data).filter(([k]) => !CREATE_ONLY.includes(k)));

@@ -54,3 +54,56 @@ export function actionWarnings(name, raw, unit, levels = DEFAULT_LEVELS) {
   }
   return out;
 }
+
+// Holding times (R-S1; practice: 40 CFR 136.3 Table II), in minutes: the limits of sampling/units.py.
+export const HOLDING_MINUTES = { turbidity: 48 * 60, tss: 7 * 24 * 60, ph: 15, temperature: 15, dissolved_oxygen: 15,
+  conductivity: 28 * 24 * 60, oil_and_grease: 28 * 24 * 60 };
+
+// The bottle and preservation offered for each analysis (practice: 40 CFR 136.3 Table II); the inspector
+// may write others, as the lab asks.
+export const CUSTODY_DEFAULTS = {
+  turbidity: { container: "500 mL HDPE", preservative: "ice ≤ 6 °C" },
+  tss: { container: "1 L HDPE", preservative: "ice ≤ 6 °C" },
+  ph: { container: "250 mL HDPE", preservative: "none (analyse within 15 min)" },
+  temperature: { container: "250 mL HDPE", preservative: "none (analyse within 15 min)" },
+  dissolved_oxygen: { container: "300 mL glass BOD bottle", preservative: "none (analyse within 15 min)" },
+  conductivity: { container: "500 mL HDPE", preservative: "ice ≤ 6 °C" },
+  oil_and_grease: { container: "1 L amber glass", preservative: "HCl or H2SO4 to pH<2, ice ≤ 6 °C" },
+};
+
+// The verdict for one analysis, as sampling/rules.py holding_status decides it: exactly at the limit is
+// within; any time after it (one second, one minute) is exceeded. Not analysed: running while within.
+export function holdingStatus(limitMs, elapsedMs, analyzed) {
+  if (elapsedMs === null) return "not_judged";
+  if (elapsedMs > limitMs) return "exceeded";
+  return analyzed ? "within" : "running";
+}
+
+// Per analysis with a holding time: sampled_at to analyzed_at, or to `now` while a lab sample is not
+// analysed (the clock runs); a field reading without analyzed_at is not judged (sampling/rules.py).
+export function holdingTimes(parameters, sampledAt, analyzedAt, analysis, now = new Date()) {
+  const start = Date.parse(sampledAt);
+  const end = analyzedAt ? Date.parse(analyzedAt) : analysis === "lab" ? new Date(now).getTime() : null;
+  return parameters.filter((p) => HOLDING_MINUTES[p.name]).map((p) => {
+    const limitMs = HOLDING_MINUTES[p.name] * 60000;
+    const elapsedMs = end === null ? null : end - start;
+    const status = holdingStatus(limitMs, elapsedMs, Boolean(analyzedAt));
+    return { parameter: p.name, limit_seconds: limitMs / 1000, deadline: new Date(start + limitMs).toISOString(),
+      elapsed_seconds: elapsedMs === null ? null : Math.trunc(elapsedMs / 1000), analyzed: Boolean(analyzedAt),
+      status, ok: elapsedMs === null ? null : status !== "exceeded",
+      exceeded_by_seconds: status === "exceeded" ? Math.trunc((elapsedMs - limitMs) / 1000) : null };
+  });
+}
+
+// "15 min", "1 h 12 min", "48 h", "7 days", "3 days 4 h": whole minutes rounded down (sampling/rules.py duration_words).
+export function durationWords(seconds) {
+  const minutes = Math.floor(Math.max(0, Math.trunc(seconds)) / 60);
+  if (minutes === 0) return "under 1 min";
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours < 72) return `${hours} h${rest ? ` ${rest} min` : ""}`;
+  const days = Math.floor(hours / 24);
+  const left = hours % 24;
+  return `${days} days${left ? ` ${left} h` : ""}`;
+}

@@ -7,6 +7,7 @@ import { appVersion, workerVersion } from "../swclient.js";
 import * as outbox from "../outbox.js";
 import { go } from "../router.js";
 import { mailCard } from "../ui/account_mail.js";
+import { themeCard } from "../ui/theme.js";
 
 const ROLE_TEXT = { inspector: "Inspector", supervisor: "Supervisor", applicant: "Applicant", admin: "Administrator" };
 
@@ -44,7 +45,10 @@ export async function accountScreen(main) {
           h("p", "What to do: sync whenever you have a connection (the bar at the top says what waits to be sent), "
             + "and install the app to the home screen: installed apps are kept.")) : null,
         h("p.hint", "Install the app from the browser menu (“Install app” or “Add to Home Screen”) to open it like any other app.")),
-      mailCard()));
+      mailCard(),
+      // The base map kept for offline days: for those who work at assigned sites.
+      ["inspector", "supervisor"].includes(user.role) ? offlineMaps() : null,
+      themeCard()));
 }
 
 async function askLogout(box) {
@@ -65,4 +69,14 @@ async function askLogout(box) {
         go("/login");
       } }, "Discard them and sign out"),
       h("button", { type: "button", onclick: () => mount(box) }, "Cancel"))));
+}
+
+// The offline-maps card loads its module (and the tile arithmetic the service worker shares) when the
+// Account screen is first shown, not with the app: the app's first load then fetches each shell file
+// once, and the service worker's own import of that arithmetic is the only one.
+function offlineMaps() {
+  const slot = h("section.card", h("p.hint", "Loading…"));
+  import("../ui/offline_maps.js").then(({ offlineMapsCard }) => slot.replaceWith(offlineMapsCard()))
+    .catch(() => mount(slot, h("p.hint", "The offline maps could not be shown: reload the app.")));
+  return slot;
 }

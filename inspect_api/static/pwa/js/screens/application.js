@@ -1,6 +1,8 @@
 // File an application (R-C1) with the determination (R-A, R-B) shown live as the area and flags
 // change: computed on the device by the mirror of permits/rules.py, confirmed by POST
-// /determinations when online. Saved as a draft through the outbox, so it works offline too.
+// /determinations when online. Saved as a draft through the outbox, so it works offline too. The site's
+// point is picked on the map (a pin dragged or placed with a tap) or typed, the two kept in step, and
+// its limit of work may be drawn on the same map.
 import { h, mount, field, select, uuid, nowIso } from "../dom.js";
 import * as store from "../store.js";
 import * as outbox from "../outbox.js";
@@ -9,10 +11,13 @@ import { bestFix, onFix } from "../geo.js";
 import { go } from "../router.js";
 import { syncNow } from "../sync.js";
 import { determine, LEVEL_TEXT, LUHPPL_KINDS, LUHPPL_LABELS } from "../rules/determination.js";
+import { pickLocation } from "../ui/map.js";
+import { siteLocation } from "../ui/location.js";
 
 export function permitPayload(f, id, includeCreateOnly = true) {
   const body = {
-    site: { address: f.address, parcel_id: f.parcel_id || null, location: { lat: f.lat, lon: f.lon } },
+    site: { address: f.address, parcel_id: f.parcel_id || null, location: { lat: f.lat, lon: f.lon },
+      limit_of_work: f.limit_of_work || null },
     owner: { name: f.owner_name, email: f.owner_email || null, phone: f.owner_phone || null },
     disturbed_area_sqft: f.area, drains_to_ms4: f.ms4, drains_to_waters: f.waters, proposed_use: f.use,
     luhppl_kind: f.luhppl || null, luhppl_description: f.luhppl === "other" ? f.luhppl_description || null : null,
@@ -55,11 +60,15 @@ export async function applicationScreen(main, { id } = {}) {
   const message = h("div", { "aria-live": "polite" });
   let serverTimer = null;
   let asked = 0;
+  let limitOfWork = site.limit_of_work || null;
+  let picker = null;
+  let gone = false;
 
   const values = () => ({ address: f.address.value.trim(), parcel_id: f.parcel.value.trim(), lat: Number(f.lat.value), lon: Number(f.lon.value),
     owner_name: f.owner.value.trim(), owner_email: f.email.value.trim(), owner_phone: f.phone.value.trim(),
     area: f.area.value === "" ? null : Number(f.area.value), ms4: f.ms4.checked, waters: f.waters.checked, use: f.use.value.trim(),
-    luhppl: f.luhppl.value || null, luhppl_description: f.luhpplText.value.trim(), description: f.description.value.trim() });
+    luhppl: f.luhppl.value || null, luhppl_description: f.luhpplText.value.trim(), description: f.description.value.trim(),
+    limit_of_work: limitOfWork });
 
   function show(result, source) {
     card.level.textContent = LEVEL_TEXT[result.review_level] || result.review_level;
@@ -110,11 +119,23 @@ export async function applicationScreen(main, { id } = {}) {
     syncNow("saved");
   }
 
-  const locate = h("button.small", { type: "button", onclick: () => { const p = bestFix(); if (p) { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); } } }, "Use my location");
+  // The typed coordinates and the map's pin say the same point: each follows the other.
+  const setFields = (p) => { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); };
+  const typedPoint = () => {
+    const lat = Number(f.lat.value), lon = Number(f.lon.value);
+    const ok = f.lat.value !== "" && f.lon.value !== "" && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+    return ok ? { lat, lon } : null;
+  };
+  const follow = () => { const p = typedPoint(); if (p && picker) picker.setPoint(p); };
+  f.lat.addEventListener("input", follow);
+  f.lon.addEventListener("input", follow);
+  const locate = h("button.small", { type: "button", onclick: () => { const p = bestFix(); if (p) { setFields(p); follow(); } } }, "Use my location");
+  const pickBox = h("div.map-pick", { "data-test": "map-pick" });
   mount(main, h("p", h("a.back", { href: "#/permits" }, "← My permits")), h("h1", existing ? "Edit application" : "New application"),
     h("div.grid.wide-left",
       h("form.card", { onsubmit: save, novalidate: true },
         h("h2", "Site"), field("Address", f.address), h("div.fields.cols3", field("Parcel id", f.parcel), field("Latitude", f.lat), field("Longitude", f.lon)), locate,
+        h("h3", "On the map"), pickBox,
         h("h2", "Owner"), field("Owner's name", f.owner), h("div.fields.cols", field("Owner's e-mail", f.email), field("Owner's phone", f.phone)),
         h("h2", "Project"), field("Land disturbed (sq ft)", f.area, "All land cleared, graded or filled by the single project."),
         h("label.check", f.ms4, "Drains to the Town's storm drains (MS4)"), h("label.check", f.waters, "Drains to waters of the Commonwealth"),
@@ -131,7 +152,12 @@ export async function applicationScreen(main, { id } = {}) {
   // The location watch starts as this screen opens, so the first fix usually arrives after it is drawn:
   // it fills the site's coordinates while they are still empty (a typed or saved location stays).
   const stopFix = onFix((p) => {
-    if (p && f.lat.value === "" && f.lon.value === "") { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); }
+    if (p && f.lat.value === "" && f.lon.value === "") { setFields(p); follow(); }
   });
-  return () => { clearTimeout(serverTimer); stopFix(); };
+  const near = (await store.allPermits()).map(siteLocation).filter(Boolean);
+  pickLocation(pickBox, { point: typedPoint(), polygon: limitOfWork, near, label: "Map: the site's point and its limit of work",
+    onChange: ({ point, polygon }) => { if (point) setFields(point); limitOfWork = polygon; } })
+    .then((p) => { if (gone) p.destroy(); else { picker = p; follow(); } })
+    .catch((err) => mount(pickBox, h("p.banner.warn", { "data-test": "map-failed" }, `The map could not be drawn (${err.message || err}): type the latitude and longitude.`)));
+  return () => { gone = true; clearTimeout(serverTimer); stopFix(); if (picker) picker.destroy(); };
 }

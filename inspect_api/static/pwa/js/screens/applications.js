@@ -9,6 +9,7 @@ import { LEVEL_TEXT, EXEMPTION_LABELS, levelText } from "../rules/determination.
 import { statusChip } from "../ui/status.js";
 import { projectCard, securityCard } from "../ui/office.js";
 import { missingDocuments, documentItem, exemptionEvidence, DOCUMENT_KINDS } from "../ui/documents.js";
+import { mapFigure, showSitesMap } from "../ui/map.js";
 
 const NEEDS_CONNECTION = "Deciding applications needs a connection to the office server. Connect, then open this screen again.";
 const WAITING = "submitted,under_review";
@@ -142,6 +143,8 @@ function historyCard(events) {
 
 export async function applicationDetailScreen(main, { id }) {
   const message = h("div", { "aria-live": "polite" });
+  let siteMap = null;
+  let gone = false;
   const draw = async () => {
     if (!navigator.onLine) { offlineView(main, "Application"); return; }
     let data;
@@ -166,6 +169,9 @@ export async function applicationDetailScreen(main, { id }) {
     const det = permit.determination || {};
     const site = permit.site || {};
     const owner = permit.owner || {};
+    // The applied site on a map: its point and the limit of work the applicant drew (no position here).
+    const figure = mapFigure({ position: false, compact: true,
+      caption: site.limit_of_work ? "Square: the site's point. Outlined area: the limit of work applied for. " : "Square: the site's point; no limit of work was drawn. " });
     mount(main, h("p", h("a.back", { href: "#/applications" }, "← Applications")),
       h("div.split", h("h1", site.address || "Application"), statusChip(permit.status)),
       message,
@@ -185,6 +191,7 @@ export async function applicationDetailScreen(main, { id }) {
               h("dt", "Submitted"), h("dd", fmtDate(permit.submitted_at))),
             permit.description ? h("p", permit.description) : null,
             (permit.phases || []).length ? h("p.hint", `Phases: ${permit.phases.map((p) => `${p.number}. ${p.name}${p.bond_amount ? ` (${money(p.bond_amount)})` : ""}`).join("; ")}`) : null),
+          h("section.card", { "data-test": "application-map" }, h("h2", "Site location"), figure.figure),
           documentsCard(permit),
           (permit.exemptions || []).length ? h("section.card", h("h2", "Exemption claims"),
             h("ul.plain", permit.exemptions.map((c) => exemptionCard(permit, c, run)))) : null),
@@ -196,7 +203,12 @@ export async function applicationDetailScreen(main, { id }) {
             h("a.button", { href: `#/site/${permit.id}` }, "Site record"),
             h("a.button", { href: `#/closeout/${permit.id}` }, "Close-out, bonds and orders"))),
           historyCard(events))));
+    if (siteMap) siteMap.destroy();
+    siteMap = null;
+    showSitesMap(figure.box, { sites: [permit], position: false, label: `Map of the site applied for: ${site.address || "no address"}`, hint: figure.hintId })
+      .then((made) => { if (gone || !figure.box.isConnected) made.destroy(); else siteMap = made; }).catch(figure.failed);
   };
   mount(main, h("h1", "Application"), h("p.loading", "Loading…"));
   await draw();
+  return () => { gone = true; if (siteMap) siteMap.destroy(); };
 }

@@ -102,7 +102,7 @@ function evidence(rec, urls, photoRecords) {
   const photos = rec.photos || (rec.photo_ids || []).map((id) => ({ id, status: "uploaded" }));
   const docs = rec.documents || [];
   return [
-    photos.length ? [h("h3", `Photos (${photos.length})`), h("div.photos", photos.map((p) => p.status === "pending"
+    photos.length ? [h("h3", `Photos (${photos.length})`), h("div.photos", { dataset: { photoGroup: "" } }, photos.map((p) => p.status === "pending"
       ? h("figure.photo", { dataset: { photo: p.id } }, h("p", "Not received yet from the applicant's device"))
       : h("div", { dataset: { photoCard: p.id } }, thumb(p.id, "Photo of the completed work"), photoFacts(photoRecords.get(p.id)))))] : null,
     rec.documents ? [h("h3", `Documents (${docs.length})`), docs.length ? h("ul.plain", docs.map((d) => {

@@ -11,6 +11,7 @@ import { ceaseWarning, statusChip, pendingChip } from "../ui/status.js";
 import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
 import { checklistView, unanswered } from "../ui/checklist.js";
 import { owedAtAssignedSites } from "../ui/owed.js";
+import { carryAnswers, stillCarried, recentDistinct, weatherValue, weatherWords } from "../rules/carry.js";
 
 export const KINDS = ["routine", "pre_construction", "post_installation", "storm_event", "follow_up", "final", "complaint"];
 const EDITABLE = ["draft", "returned"];
@@ -38,7 +39,8 @@ function fixLocation() {
   return fix ? { lat: fix.lat, lon: fix.lon, accuracy_m: Math.round(fix.accuracy_m * 10) / 10 } : null;
 }
 
-export async function startInspectionScreen(main, { id: permitId }) {
+// `from` (the route /site/:id/inspection/from/:from): the inspection whose answers are carried over.
+export async function startInspectionScreen(main, { id: permitId, from = null }) {
   const permit = await store.getPermit(permitId);
   const started = new Date();
   const { auth, problem } = await checkEntry(permitId, "examination", started);
@@ -49,25 +51,49 @@ export async function startInspectionScreen(main, { id: permitId }) {
     return;
   }
   const template = await store.currentTemplate("esc") || await store.currentTemplate();
+  const source = from ? await store.getRecord("inspection", from) : null;
+  if (from && !(source && source.permit_id === permitId && ["submitted", "approved"].includes(source.status))) {
+    mount(main, h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")), h("h1", "Cannot start from that inspection"),
+      h("div.banner.error", { "data-test": "carry-problem" }, "That inspection is not on this device as a submitted or approved inspection of this site."),
+      h("a.button.primary", { href: `#/site/${permitId}/inspection/new` }, "Start a blank inspection"));
+    return;
+  }
+  const carried = source ? { carried_from_id: source.id, items: carryAnswers(source, template ? template.items : []) } : { items: [] };
   const record = { id: uuid(), permit_id: permitId, entry_authorization_id: auth.id, kind: await owedKind(permitId), started_at: started.toISOString(),
     location: fixLocation(), weather: { conditions: null, temperature_f: null, rainfall_in_24h: null }, phase: null, notes: null,
     unsafe_areas: [], disturbance_observed: false, device_created_at: nowIso(), status: "draft",
-    checklist: { template: template ? template.key : "esc", template_version: template ? template.version : null, items: [] } };
+    checklist: { template: template ? template.key : "esc", template_version: template ? template.version : null, ...carried } };
   await store.saveLocal("inspection", { ...record, version: null, _server_version: null });
   await outbox.queueMutation("inspection", record.id, inspectionPayload(record), `Inspection at ${(permit.site || {}).address}`);
   location.replace(`#/site/${permitId}/inspection/${record.id}`);
 }
 
-function weatherFields(record, editable, save) {
+const CONDITIONS = ["clear", "partly cloudy", "overcast", "light rain", "heavy rain", "snow", "fog"];
+
+// `recent`: the device's recent distinct weather readings, offered as one-tap choices.
+function weatherFields(record, editable, save, recent = []) {
   const w = record.weather || (record.weather = {});
-  const conditions = select([["", "Choose…"], ...["clear", "partly cloudy", "overcast", "light rain", "heavy rain", "snow", "fog"].map((c) => [c, label(c)])],
+  const known = w.conditions && !CONDITIONS.includes(w.conditions) ? [...CONDITIONS, w.conditions] : CONDITIONS;
+  const conditions = select([["", "Choose…"], ...known.map((c) => [c, label(c)])],
     w.conditions || "", { disabled: !editable });
   const temp = h("input", { type: "number", inputmode: "decimal", step: "1", value: w.temperature_f ?? "", disabled: !editable });
   const rain = h("input", { type: "number", inputmode: "decimal", step: "0.01", min: "0", value: w.rainfall_in_24h ?? "", disabled: !editable });
   conditions.addEventListener("change", () => { w.conditions = conditions.value || null; save(); });
   temp.addEventListener("input", () => { w.temperature_f = temp.value === "" ? null : Number(temp.value); save({ debounce: true }); });
   rain.addEventListener("input", () => { w.rainfall_in_24h = rain.value === "" ? null : Number(rain.value); save({ debounce: true }); });
-  return h("div.fields.cols3", field("Weather", conditions), field("Temperature (°F)", temp), field("Rain in last 24 h (in)", rain));
+  const use = (value) => {
+    Object.assign(w, value);
+    if (value.conditions && ![...conditions.options].some((o) => o.value === value.conditions)) {
+      conditions.append(h("option", { value: value.conditions }, label(value.conditions)));
+    }
+    conditions.value = value.conditions || "";
+    temp.value = value.temperature_f ?? "";
+    rain.value = value.rainfall_in_24h ?? "";
+    save();
+  };
+  const choices = editable && recent.length ? h("div.recent", { "data-test": "recent-weather" }, h("span.hint", "Recent weather:"),
+    recent.map((value) => h("button.small", { type: "button", onclick: () => use(value) }, weatherWords(value)))) : null;
+  return [h("div.fields.cols3", field("Weather", conditions), field("Temperature (°F)", temp), field("Rain in last 24 h (in)", rain)), choices];
 }
 
 function serverFindings(record) {
@@ -97,6 +123,12 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
   const template = (await store.templates()).find((t) => t.key === record.checklist.template && t.version === record.checklist.template_version)
     || await store.currentTemplate(record.checklist.template);
   const state = { answers: record.checklist.items || [] };
+  const carriedFrom = record.checklist.carried_from_id;
+  const source = carriedFrom ? await store.getRecord("inspection", carriedFrom) : null;
+  const carried = carriedFrom ? { date: source ? fmtDate(source.started_at) : "the last inspection",
+    photosOf: (key) => { const a = source && ((source.checklist || {}).items || []).find((x) => x.key === key); return a ? a.photo_ids || [] : []; } } : null;
+  const recentWeather = editable ? recentDistinct((await store.allOf("inspection")).filter((r) => r.id !== record.id),
+    (r) => weatherValue(r.weather), (r) => r.started_at) : [];
   const message = h("div", { "aria-live": "polite" });
   let timer = null;
 
@@ -131,13 +163,22 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
   } }, "Use current location") : null;
 
   const photoMeta = () => ({ permit_id: permitId, parent_type: "inspection", parent_id: record.id });
-  const checklist = template ? checklistView(template, state, { editable, photoMeta, change: save, observedOn: localDate(new Date(record.started_at)) })
+  const checklist = template ? checklistView(template, state, { editable, photoMeta, change: save, observedOn: localDate(new Date(record.started_at)), carried })
     : h("div.banner.warn", "The checklist template is not on this device yet. Sync once while online.");
 
   async function submit() {
     const missing = template ? unanswered(template.items, state.answers) : ["checklist"];
     if (missing.length) {
       mount(message, h("div.banner.error", `Answer every checklist item before submitting (${missing.length} left; use N/A where it does not apply).`));
+      return;
+    }
+    // Carried-over answers say what was seen last time, not today: each is confirmed or changed first
+    // (the server refuses the submission too).
+    const left = stillCarried(state.answers);
+    if (left.length) {
+      const names = template.items.map((item, n) => (left.includes(item.key) ? `${n + 1}. ${item.label}` : null)).filter(Boolean);
+      mount(message, h("div.banner.error", { "data-test": "carried-problem" },
+        `Confirm (“Still so”) or change each answer carried over from the last inspection before submitting. Still carried over: ${names.join("; ")}.`));
       return;
     }
     clearTimeout(timer);
@@ -192,10 +233,13 @@ export async function inspectionScreen(main, { id: permitId, iid }) {
     h("p", h("a.back", { href: `#/site/${permitId}` }, "← Back to the site")),
     h("div.split", h("h1", `Inspection — ${(permit && permit.site && permit.site.address) || ""}`), h("span", statusChip(record.status), " ", pendingChip(record))),
     ceaseWarning(permit), review, why ? h("p.banner.info", { "data-test": "read-only" }, why) : null,
+    carried && editable && stillCarried(state.answers).length ? h("p.banner.info", { "data-test": "carried-from" },
+      `Started from the inspection of ${carried.date}${source ? ` (${label(source.kind).toLowerCase()})` : ""}: its answers and notes are filled in and marked. `
+      + "Confirm each (“Still so”) or change it; photos are not carried over.") : null,
     h("section.card",
       h("div.fields.cols", field("Kind", kind), field("Construction phase", phase)),
       h("datalist", { id: "phase-list" }, phases.map((p) => h("option", { value: p }))),
-      weatherFields(record, editable, save),
+      weatherFields(record, editable, save, recentWeather),
       h("div.field", h("span.label", "Location"), h("div.split", where, relocate)),
       h("label.check", disturbance, "Land disturbance observed at the site"),
       h("p.hint", `Started ${fmtTime(record.started_at)}. `, entryWords(ea))),

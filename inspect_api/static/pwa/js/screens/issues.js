@@ -11,7 +11,8 @@ import { syncNow, settleRecord, onSynced } from "../sync.js";
 import { navLabel } from "../ui/nav.js";
 
 const WHAT = { entry_authorization: "Entry authorization", inspection: "Inspection", sample: "Sample", finding: "Finding",
-  completion_notice: "Completion notice", permit: "Application", photo: "Photo" };
+  completion_notice: "Completion notice", permit: "Application", photo: "Photo",
+  photo_annotation: "Photo markup" };
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 

@@ -10,6 +10,8 @@ import { go } from "../router.js";
 import * as store from "../store.js";
 import { statusChip } from "../ui/status.js";
 import { refreshPermit } from "../ui/office.js";
+import { pickLocation } from "../ui/map.js";
+import { siteLocation } from "../ui/location.js";
 
 const NEEDS_CONNECTION = "This needs a connection to the office server. Connect, then open this screen again.";
 export const ROLE_WORDS = { owner: "Owner", violator: "Violator", applicant: "Applicant", contractor: "Contractor" };
@@ -131,7 +133,20 @@ export async function newCaseScreen(main, { reportId } = {}) {
     violator: partyFields({}, "violator"),
   };
   const message = h("div", { "aria-live": "polite" });
-  const locate = h("button", { type: "button", onclick: () => { const p = bestFix(); if (p) { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); } else mount(message, banner("warn", "No location fix yet: type the latitude and longitude.")); } }, "Use my location");
+  // The typed coordinates and the map's pin say the same point: each follows the other.
+  let picker = null;
+  let limitOfWork = null;
+  let gone = false;
+  const setFields = (p) => { f.lat.value = p.lat.toFixed(6); f.lon.value = p.lon.toFixed(6); };
+  const typedPoint = () => {
+    const lat = Number(f.lat.value), lon = Number(f.lon.value);
+    return f.lat.value !== "" && f.lon.value !== "" && Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { lat, lon } : null;
+  };
+  const follow = () => { const p = typedPoint(); if (p && picker) picker.setPoint(p); };
+  f.lat.addEventListener("input", follow);
+  f.lon.addEventListener("input", follow);
+  const pickBox = h("div.map-pick", { "data-test": "map-pick" });
+  const locate = h("button", { type: "button", onclick: () => { const p = bestFix(); if (p) { setFields(p); follow(); } else mount(message, banner("warn", "No location fix yet: type the latitude and longitude.")); } }, "Use my location");
   const open = async (event) => {
     event.preventDefault();
     const problems = [];
@@ -153,7 +168,8 @@ export async function newCaseScreen(main, { reportId } = {}) {
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
     button.disabled = true;
     const body = {
-      id: uuid(), site: { address: f.address.value.trim(), parcel_id: f.parcel.value.trim() || null, location: { lat, lon } },
+      id: uuid(), site: { address: f.address.value.trim(), parcel_id: f.parcel.value.trim() || null, location: { lat, lon },
+        limit_of_work: limitOfWork },
       owner: { name: owner.name, email: owner.email, phone: owner.phone, mailing_address: owner.mailing_address },
       parties: [violator], disturbed_area_sqft: area, drains_to_ms4: f.ms4.checked, drains_to_waters: f.waters.checked,
       proposed_use: "Land disturbed without an application", description: f.seen.value.trim() || null };
@@ -180,6 +196,7 @@ export async function newCaseScreen(main, { reportId } = {}) {
     h("form.card", { onsubmit: open, novalidate: true, "data-test": "new-case" },
       h("h2", "The site"), field("Site address", f.address), field("Parcel", f.parcel, "Assessor's map and lot, if known."),
       h("div.fields.cols", field("Latitude", f.lat), field("Longitude", f.lon)), h("div.actions", locate),
+      h("h3", "On the map"), pickBox,
       field("Land disturbed (sq ft, estimated)", f.area),
       h("label.check", f.ms4, "Drains to the Town's storm drains (MS4)"), h("label.check", f.waters, "Drains to waters of the Commonwealth"),
       field("What was seen", f.seen, "Date, what was disturbed, by whom."),
@@ -187,4 +204,11 @@ export async function newCaseScreen(main, { reportId } = {}) {
       h("fieldset", { "data-test": "case-violator" }, h("legend", "Violator"), partyForm(f.violator, null, { role: false })),
       report ? field("Answer to the resident", f.answer, "Public: the resident reads it with the reference, and by e-mail if they left one.") : null,
       message, h("div.actions", h("button.primary", { type: "submit" }, "Open the case"))));
+  // With no point yet the map frames the sites this device holds: the Town, not the world.
+  const near = (await store.allPermits()).map(siteLocation).filter(Boolean);
+  pickLocation(pickBox, { point: typedPoint(), near, label: "Map: the site's point and the area disturbed",
+    onChange: ({ point, polygon }) => { if (point) setFields(point); limitOfWork = polygon; } })
+    .then((p) => { if (gone) p.destroy(); else { picker = p; follow(); } })
+    .catch((err) => mount(pickBox, banner("warn", `The map could not be drawn (${err.message || err}): type the latitude and longitude.`)));
+  return () => { gone = true; if (picker) picker.destroy(); };
 }

@@ -9,6 +9,8 @@ import { distanceM, fmtDistance } from "../geo.js";
 import { go } from "../router.js";
 import * as store from "../store.js";
 import { refreshPermit } from "../ui/office.js";
+import { mapFigure, showSitesMap } from "../ui/map.js";
+import { leaflet } from "../ui/basemap.js";
 
 const NEEDS_CONNECTION = "Reports from the public are read from the office server. Connect, then open this screen again.";
 export const REPORT_STATUS = { received: "New", linked: "Linked to a permit", case_opened: "Case opened", closed: "Closed" };
@@ -22,15 +24,32 @@ export async function publicReportsScreen(main) {
   const told = toldNow();
   const filter = select(FILTERS, "received", { name: "status", "aria-label": "Show reports" });
   const list = h("div", { "aria-live": "polite" });
+  // The reports shown that have a point, on a small map above the list; a tap on one opens it.
+  const figure = mapFigure({ compact: true, position: false,
+    caption: "Squares: where the reports listed below were made (those with a point); tap one to open it. " });
+  const mapCard = h("section.card", { hidden: true, dataset: { test: "reports-map" } }, h("h2", "Where they were made"), figure.figure);
+  let view = null;
+  let gone = false;
+  const showOnMap = async (reports) => {
+    const placed = reports.filter((r) => r.location).map((r) => ({ id: r.id, site: { address: `${r.reference}: ${place(r)}`, location: r.location } }));
+    mapCard.hidden = !placed.length;
+    if (!placed.length) return;
+    if (view) { view.setSites(placed, new Map(), { fit: true }); return; }
+    view = await showSitesMap(figure.box, { sites: placed, position: false, hint: figure.hintId, label: "Map of the reports listed",
+      onSiteTap: (id) => go(`/public-reports/${id}`) });
+    if (gone) view.destroy();
+  };
   const draw = async () => {
-    if (!navigator.onLine) { mount(list, banner("warn", NEEDS_CONNECTION)); return; }
+    if (!navigator.onLine) { mount(list, banner("warn", NEEDS_CONNECTION)); mapCard.hidden = true; return; }
     let reports;
     try {
       reports = await listAll(`/api/v1/public-reports${filter.value ? `?status=${filter.value}` : ""}`);
     } catch (err) {
       mount(list, banner("error", err.offline ? NEEDS_CONNECTION : plain(err)));
+      mapCard.hidden = true;
       return;
     }
+    showOnMap(reports).catch(figure.failed);
     mount(list, reports.length ? h("ul.plain.card", { "aria-label": "Reports" }, reports.map((r) => h("li",
       h("a.row", { href: `#/public-reports/${r.id}`, dataset: { report: r.id } },
         h("span.title", place(r), h("small", [r.reference, `received ${fmtTime(r.received_at)}`,
@@ -42,27 +61,33 @@ export async function publicReportsScreen(main) {
   filter.addEventListener("change", draw);
   mount(main, h("h1", "Reports from the public"), told,
     h("p.muted", "What residents report at construction sites: read each, then link it to the permit or case it concerns (an inspection becomes due), open a case, or close it. The resident reads your answer."),
-    field("Show", filter), list);
+    field("Show", filter), mapCard, list);
   await draw();
+  return () => { gone = true; if (view) view.destroy(); };
 }
 
-// A report's photo, fetched with the sign-in: the small image, leading to the large one.
+// A report's photo, fetched with the sign-in: the small image, opening the viewer on the large one
+// (with the report's other photos; a resident's photo takes no markup).
 function photoFigure(report, photo, urls) {
-  const img = h("img", { alt: `Photo ${photo.position} of the report`, width: 320, loading: "lazy" });
-  const open = h("a", { "aria-disabled": "true", target: "_blank", rel: "noopener", dataset: { reportPhoto: photo.id } }, img);
+  const img = h("img", { alt: "", width: 320, loading: "lazy" });
+  const open = h("button.report-photo-open", { type: "button", "aria-label": `Open photo ${photo.position} of the report in the viewer`,
+    dataset: { reportPhoto: photo.id }, onclick: async (e) => {
+      const opener = e.currentTarget;
+      const { openViewer } = await import("../ui/viewer.js");
+      const entries = report.photos.map((p) => ({ id: p.id, src: p.display_url, alt: `Photo ${p.position} of the report`,
+        facts: [h("p", { dataset: { test: "viewer-time" } }, photoFacts(report, p))] }));
+      openViewer(entries, report.photos.indexOf(photo), { opener });
+    } }, img);
   raw(photo.small_url).then((r) => r.blob()).then((blob) => { const u = URL.createObjectURL(blob); urls.push(u); img.src = u; })
     .catch(() => { img.alt = `Photo ${photo.position}: could not be fetched`; });
-  raw(photo.display_url).then((r) => r.blob()).then((blob) => {
-    const u = URL.createObjectURL(blob);
-    urls.push(u);
-    open.href = u;
-    open.removeAttribute("aria-disabled");
-  }).catch(() => {});
+  return h("figure.report-photo", open, h("figcaption.hint", photoFacts(report, photo)));
+}
+
+function photoFacts(report, photo) {
   const away = report.location && photo.exif_location ? distanceM(photo.exif_location, report.location) : null;
-  const facts = [photo.taken_at ? `Taken ${fmtTime(photo.taken_at)}` : "No camera time",
+  return [photo.taken_at ? `Taken ${fmtTime(photo.taken_at)}` : "No camera time",
     photo.exif_location ? (away !== null ? `camera GPS: ${fmtDistance(away)} from the place reported` : "camera GPS kept")
-      : "no camera GPS"];
-  return h("figure.report-photo", open, h("figcaption.hint", facts.join(" · ")));
+      : "no camera GPS"].join(" · ");
 }
 
 function facts(report) {
@@ -106,6 +131,14 @@ function triageForm(report, redraw) {
   };
   action.addEventListener("change", show);
   permit.addEventListener("change", show);
+  // A tap on a permit's marker on the report's map chooses it for the link.
+  const choose = (id) => {
+    if (!nearby.some((p) => p.id === id)) return;
+    action.value = "link";
+    permit.value = id;
+    show();
+    permit.focus();
+  };
   const triage = async (event) => {
     event.preventDefault();
     const button = event.submitter || event.currentTarget.querySelector("button[type=submit]");
@@ -150,13 +183,40 @@ function triageForm(report, redraw) {
     field("Office note", note, "Not shown to the resident."), local,
     h("div.actions", h("button.primary", { type: "submit" }, "Triage the report")));
   show();
-  return form;
+  return { form, choose };
+}
+
+// The report's point (and the phone's accuracy around it) with the permits and cases near it: their
+// points and limits of work; while the report waits, a tap on one chooses it for the link.
+async function reportMap(figure, report, onSiteTap) {
+  const nearby = report.nearby_permits || [];
+  const sites = nearby.map((p) => ({ id: p.id, number: p.number,
+    site: { address: p.address, location: p.location, limit_of_work: p.limit_of_work } }));
+  const view = await showSitesMap(figure.box, { sites, position: false, onSiteTap, hint: figure.hintId,
+    label: `Map of report ${report.reference} and the permits near it` });
+  for (const p of nearby) {
+    const pin = figure.box.querySelector(`[data-permit="${p.id}"]`);
+    if (pin) pin.setAttribute("aria-label", `${onSiteTap ? "Choose " : ""}${p.number || "No number"}, ${p.address}, ${fmtDistance(p.distance_m)} away`);
+  }
+  const L = await leaflet();
+  const at = [report.location.lat, report.location.lon];
+  if (report.location.accuracy_m) {
+    L.circle(at, { radius: report.location.accuracy_m, className: "map-accuracy report", interactive: false }).addTo(view.map);
+  }
+  L.circleMarker(at, { radius: 10, className: "map-report", interactive: false }).addTo(view.map);
+  const all = L.latLngBounds([at]);
+  for (const p of nearby) if (p.location) all.extend([p.location.lat, p.location.lon]);
+  view.map.fitBounds(all, { padding: [40, 40], maxZoom: 18 });
+  return view;
 }
 
 export async function publicReportScreen(main, { id }) {
   const back = h("p", h("a.back", { href: "#/public-reports" }, "← Reports from the public"));
   const urls = [];
+  let view = null;
+  let gone = false;
   const draw = async () => {
+    if (view) { view.destroy(); view = null; }
     if (!navigator.onLine) { mount(main, back, h("h1", "Report from the public"), banner("warn", NEEDS_CONNECTION)); return; }
     let report;
     try { report = await api(`/api/v1/public-reports/${id}`); } catch (err) {
@@ -165,13 +225,26 @@ export async function publicReportScreen(main, { id }) {
     }
     const told = toldNow();
     if (told) told.dataset.test = "told";
+    const waiting = report.status === "received";
+    const triage = waiting ? triageForm(report, draw) : null;
+    const nearby = report.nearby_permits || [];
+    const figure = report.location ? mapFigure({ compact: true, position: false, caption: [
+      "Red dot: where the resident reported",
+      report.location.accuracy_m ? " (the shaded circle: how exact their phone was)" : "",
+      nearby.length ? `. Squares: the ${nearby.length === 1 ? "permit or case" : `${nearby.length} permits and cases`} within 500 m${waiting ? "; tap one to choose it for the link below" : ""}, with their limits of work. `
+        : ". No permit or case within 500 m. "].join("") }) : null;
     mount(main, back, h("div.split", h("h1", `Report ${report.reference}`), statusChip(report)), told,
       h("section.card", h("h2", "What the resident saw"), h("p", { dataset: { test: "report-description" } }, report.description), facts(report)),
+      figure ? h("section.card", { dataset: { test: "report-map" } }, h("h2", "Where"), figure.figure) : null,
       h("section.card", h("h2", `Photos (${report.photos.length})`),
         report.photos.length ? h("div.photos", report.photos.map((p) => photoFigure(report, p, urls))) : h("p.muted", "None sent.")),
-      report.status === "received" ? triageForm(report, draw) : answeredCard(report));
+      waiting ? triage.form : answeredCard(report));
+    if (figure) {
+      reportMap(figure, report, waiting && nearby.length ? triage.choose : null)
+        .then((made) => { if (gone || !figure.box.isConnected) made.destroy(); else view = made; }).catch(figure.failed);
+    }
   };
   mount(main, back, h("h1", "Report from the public"), h("p.loading", "Loading…"));
   await draw();
-  return () => urls.forEach((u) => URL.revokeObjectURL(u));
+  return () => { gone = true; if (view) view.destroy(); urls.forEach((u) => URL.revokeObjectURL(u)); };
 }

@@ -2,7 +2,7 @@
 // who uploaded it and when): the address e-mailed notices link to for each finding's photo. The bytes
 // need the sign-in, so they are fetched here, never opened as a bare API address.
 import { h, mount, banner } from "../dom.js";
-import { api, raw, plain } from "../api.js";
+import { api, listAll, raw, plain } from "../api.js";
 import { photoFacts } from "../ui/photos.js";
 import { fetchedLink } from "../ui/files.js";
 
@@ -23,9 +23,19 @@ export async function photoScreen(main, { id }) {
     urls.push(url);
     img.src = url;
   }).catch(() => { img.alt = "The photo could not be fetched."; });
+  // The viewer (loaded on first use): large, zoomable, with the markup and the other photos of its record.
+  const open = async (e) => {
+    const opener = e.currentTarget;
+    const same = photo.parent_id ? await listAll(`/api/v1/photos?parent_type=${encodeURIComponent(photo.parent_type)}&parent_id=${encodeURIComponent(photo.parent_id)}`)
+      .catch(() => []) : [];
+    const ids = same.some((p) => p.id === id) ? same.map((p) => p.id) : [id];
+    const { openViewer } = await import("../ui/viewer.js");
+    openViewer(ids, ids.indexOf(id), { opener });
+  };
   mount(main, back, h("h1", "Photo"),
     h("figure.photo-large", { dataset: { photo: id } }, img, h("figcaption", photoFacts(photo))),
-    h("div.actions", fetchedLink(`/api/v1/photos/${encodeURIComponent(id)}/original`, "The original, as taken",
+    h("div.actions", h("button.primary", { type: "button", dataset: { test: "open-viewer" }, onclick: open }, "Open in the viewer (zoom, markup)"),
+      fetchedLink(`/api/v1/photos/${encodeURIComponent(id)}/original`, "The original, as taken",
       `photo-${id}.${(photo.content_type || "image/jpeg").split("/")[1]}`, urls, { test: "original" })));
   return () => urls.forEach((u) => URL.revokeObjectURL(u));
 }

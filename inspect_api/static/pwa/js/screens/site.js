@@ -1,9 +1,11 @@
 // A site: permit summary, level, status, conditions, open findings, entry authorizations and the
 // field records made here, with the cease-and-desist warning and the R-E2 check before work starts.
+// A map shows the site's point, its limit of work and where the device is (ui/map.js).
 import { h, mount, label, fmtDate, fmtTime, toldNow } from "../dom.js";
 import * as store from "../store.js";
 import { currentUser } from "../auth.js";
 import { coverageReason } from "../rules/entry.js";
+import { lastInspection } from "../rules/carry.js";
 import { levelText } from "../rules/determination.js";
 import { bestFix, distanceM, fmtDistance } from "../geo.js";
 import { onPulled, onSynced, syncState } from "../sync.js";
@@ -15,6 +17,7 @@ import { partiesCard } from "../ui/parties.js";
 import { readingText } from "../ui/readings.js";
 import { checkEntry, canDoFieldWork } from "../ui/fieldwork.js";
 import { securityText } from "../ui/office.js";
+import { mapFigure, showSitesMap } from "../ui/map.js";
 
 const EA_STATE = { none: "No authorization", other_site: "Other site", not_yet_valid: "Not yet valid", revoked: "Revoked", expired: "Expired" };
 
@@ -45,6 +48,12 @@ export async function siteScreen(main, { id }) {
   let missing = false;
   const told = toldNow();  // what the screen the user came from just did (a draft discarded)
   if (told) told.dataset.test = "told";
+  // The map is made once and kept across redraws (a sync redraws the screen): the user's zoom stays.
+  const figure = mapFigure({ caption: "Square: the site's point. Outlined area: its limit of work, when one was drawn. " });
+  const mapCard = h("section.card.right.map-card", { "data-test": "site-map" }, h("h2", "Map"), figure.figure);
+  let siteMap = null;
+  let mapAsked = false;
+  let gone = false;
   const draw = async () => {
     const permit = await store.getPermit(id);
     missing = !permit;
@@ -76,6 +85,8 @@ export async function siteScreen(main, { id }) {
       go(path);
     };
     const open = findings.filter((f) => f.status === "open");
+    // The newest submitted or approved visit on this device: its answers can start the next one.
+    const last = lastInspection(inspections, id);
     mount(main,
       h("p", h("a.back", { href: "#/sites" }, "← All sites")),
       h("h1", site.address || "Site"),
@@ -97,6 +108,8 @@ export async function siteScreen(main, { id }) {
             d !== null ? h("dt", "Distance") : null, d !== null ? h("dd", fmtDistance(d)) : null),
           fieldWork ? h("div.actions",
             h("button.primary", { type: "button", onclick: () => start("examination", `/site/${id}/inspection/new`) }, "Start inspection"),
+            last ? h("button", { type: "button", "data-test": "start-from-last", onclick: () => start("examination", `/site/${id}/inspection/from/${last.id}`) },
+              `Start from the last inspection (${label(last.kind)}, ${fmtDate(last.started_at)})`) : null,
             h("button", { type: "button", onclick: () => start("sampling", `/site/${id}/sample/${uuid()}`) }, "Take a sample"),
             h("a.button", { href: `#/site/${id}/entry` }, "Record entry authorization"))
             : h("p.banner.info", "You are not assigned to this site: you can read it, not record field work."),
@@ -105,6 +118,7 @@ export async function siteScreen(main, { id }) {
             h("a.button", { href: `#/application/${id}` }, "Application and decision"),
             h("a.button", { href: `#/closeout/${id}` }, "Close-out, bonds and orders"),
             h("a.button", { href: `#/site/${id}/parties` }, "Parties")) : null),
+        mapCard,
         h("section.card.right", h("h2", "Entry authorizations"),
           eas.length ? h("table", h("thead", h("tr", h("th", "Basis"), h("th", "Scope"), h("th", "Valid"), h("th", "State"))),
             h("tbody", eas.map((ea) => eaRow(ea, id)))) : h("p.muted", "None recorded. Record one before inspecting or sampling.")),
@@ -120,10 +134,16 @@ export async function siteScreen(main, { id }) {
           samples.length ? h("ul.plain", samples.sort((a, b) => Date.parse(b.sampled_at) - Date.parse(a.sampled_at)).map((r) => recordRow(`#/site/${id}/sample/${r.id}`,
             (r.parameters || []).map(readingText).join(", ") || "Sample", fmtTime(r.sampled_at), r)))
             : h("p.muted", "None yet."))));
+    if (siteMap) siteMap.setSites([permit]);
+    else if (!mapAsked) {
+      mapAsked = true;
+      showSitesMap(figure.box, { sites: [permit], label: `Map of ${site.address || "the site"}`, hint: figure.hintId })
+        .then((made) => { if (gone) made.destroy(); else siteMap = made; }).catch(figure.failed);
+    }
   };
   await draw();
   // Pages landing redraw only a site still missing: one the user is reading does not jump under them.
   const stopPulled = onPulled(() => { if (missing) draw(); });
   const stopSynced = onSynced(draw);
-  return () => { stopPulled(); stopSynced(); };
+  return () => { gone = true; stopPulled(); stopSynced(); if (siteMap) siteMap.destroy(); };
 }

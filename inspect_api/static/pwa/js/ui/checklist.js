@@ -1,7 +1,9 @@
 // The checklist of an inspection: one tap per answer (ok / deficient / n/a), a note, photos per item,
-// and for a deficient item the finding it will raise with its R-I4 due date.
-import { h, mount, select, localDate, fmtDate } from "../dom.js";
+// and for a deficient item the finding it will raise with its R-I4 due date. Answers carried over from
+// the last inspection are marked until the inspector confirms ("Still so") or changes each.
+import { h, mount, select, localDate, fmtDate, confirmAction, plural } from "../dom.js";
 import { findingDueOn } from "../rules/workdays.js";
+import { settle, stillCarried, confirmAll } from "../rules/carry.js";
 import { cameraButton, photoStrip } from "./photos.js";
 
 const ANSWERS = [["ok", "OK", "ok"], ["deficient", "Deficient", "deficient"], ["n/a", "N/A", "na"]];
@@ -23,8 +25,9 @@ export function unanswered(items, answers) {
   return items.filter((i) => !done.has(i.key)).map((i) => i.key);
 }
 
-// `state.answers` is the list sent to the API; `change()` saves after every edit.
-export function checklistView(template, state, { editable, photoMeta, change, observedOn }) {
+// `state.answers` is the list sent to the API; `change()` saves after every edit. `carried` ({date,
+// photosOf(key)}) names the inspection the answers were carried from, whose photos are shown read-only.
+export function checklistView(template, state, { editable, photoMeta, change, observedOn, carried = null }) {
   const box = h("div");
   const answerOf = (key) => state.answers.find((a) => a.key === key);
 
@@ -32,6 +35,7 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
     let answer = answerOf(item.key);
     if (!answer) { answer = { key: item.key, answer: value, note: null, photo_ids: [] }; state.answers.push(answer); }
     answer.answer = value;
+    settle(answer);
     if (value !== "deficient") { delete answer.severity; delete answer.needs_new_control; }
     else if (!answer.severity) answer.severity = "moderate";
     change();
@@ -47,7 +51,14 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
       disabled: !editable, dataset: { answer: v }, onclick: () => setAnswer(item, v) }, text));
     const note = h("input", { type: "text", value: (answer && answer.note) || "", disabled: !editable || !answer,
       placeholder: answer ? "Note (what you saw, where)" : "Answer first, then add a note", "aria-label": `Note for ${item.label}` });
-    note.addEventListener("input", () => { if (answerOf(item.key)) { answerOf(item.key).note = note.value || null; change({ debounce: true }); } });
+    const mark = answer && answer.carried_over ? carriedMark(item, answer) : null;
+    note.addEventListener("input", () => {
+      const a = answerOf(item.key);
+      if (!a) return;
+      a.note = note.value || null;
+      if (a.carried_over) { settle(a); if (mark) mark.remove(); count(); }
+      change({ debounce: true });
+    });
     const photos = answer ? photoStrip(answer.photo_ids) : null;
     const camera = editable && answer ? cameraButton("Add photo", photoMeta, (ids) => {
       const a = answerOf(item.key);
@@ -58,12 +69,29 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
     return h(`div.item${deficient ? ".deficient" : ""}`, { dataset: { item: item.key }, role: "group", "aria-labelledby": headingId },
       h("div.label", { id: headingId }, `${index + 1}. ${item.label}`),
       item.help_text ? h("details", h("summary", "What to look for"), h("p.muted", item.help_text)) : null,
+      mark,
       h("div.answers", buttons),
       answer ? note : null,
       deficient ? findingBox(item, answer) : null,
       deficient && item.photo_expected_when_deficient && !(answer.photo_ids || []).length
         ? h("p.hint", "A photo is expected for a deficient item.") : null,
-      photos, camera);
+      photos, camera, earlierPhotos(item));
+  }
+
+  // "Carried over from <date>" with the control that confirms the answer unchanged.
+  function carriedMark(item, answer) {
+    return h("div.carried", { "data-test": "carried" },
+      h("span.chip.info", `Carried over from ${carried ? carried.date : "the last inspection"}`),
+      editable ? h("button.small", { type: "button", "data-test": "still-so", "aria-label": `Still so: ${item.label}`,
+        onclick: () => { settle(answer); change(); redraw(item); } }, "Still so") : null);
+  }
+
+  // The last inspection's photos of this item, beside this visit's: read-only, labelled with their date.
+  function earlierPhotos(item) {
+    const ids = carried ? carried.photosOf(item.key) : [];
+    if (!ids.length) return null;
+    return h("div.earlier-photos", { "data-test": "earlier-photos" },
+      h("p.hint", `Photos from the inspection of ${carried.date} (not part of this inspection)`), photoStrip(ids));
   }
 
   function findingBox(item, answer) {
@@ -71,9 +99,9 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
     const due = findingDueOn(observedOn || localDate(), newControl);
     const severity = select(SEVERITIES.map((s) => [s, s[0].toUpperCase() + s.slice(1)]), answer.severity || "moderate",
       { disabled: !editable, "aria-label": `Severity for ${item.label}` });
-    severity.addEventListener("change", () => { answer.severity = severity.value; change(); });
+    severity.addEventListener("change", () => { answer.severity = severity.value; const was = settle0(answer); change(); if (was) redraw(item); });
     const checkbox = h("input", { type: "checkbox", checked: newControl, disabled: !editable });
-    checkbox.addEventListener("change", () => { answer.needs_new_control = checkbox.checked; change(); redraw(item); });
+    checkbox.addEventListener("change", () => { answer.needs_new_control = checkbox.checked; settle(answer); change(); redraw(item); });
     return h("div.finding", { "data-test": "finding" },
       h("div.split", h("strong", "Finding"), h("span.chip.warn", { "data-test": "due" }, `Due ${fmtDate(due)}`)),
       h("p", requiredAction(item, newControl)),
@@ -82,12 +110,40 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
       h("p.hint", newControl ? "Within 7 calendar days (R-I4)." : "By the close of the next business day (R-I4)."));
   }
 
+  // A change to a carried answer settles it; true when it was still carried (its mark must go).
+  function settle0(answer) {
+    const was = Boolean(answer.carried_over);
+    settle(answer);
+    return was;
+  }
+
   const views = new Map();
   const counter = h("span.chip.info", { "data-test": "answered" });
+  const carriedCount = h("span.chip.warn", { "data-test": "carried-count" });
   const items = template.items || [];
+  // Offered after the last item, so every answer it confirms has been on the screen first.
+  const confirmBox = h("div.actions", { "data-test": "confirm-all" });
 
   function count() {
     counter.textContent = `${items.length - unanswered(items, state.answers).length} of ${items.length} answered`;
+    const left = stillCarried(state.answers).length;
+    carriedCount.textContent = left ? `${left} carried over` : "";
+    carriedCount.hidden = !left;
+    mount(confirmBox, editable && left ? h("button", { type: "button", onclick: confirmAllUnchanged }, "Confirm all unchanged") : null);
+  }
+
+  async function confirmAllUnchanged() {
+    const keys = stillCarried(state.answers);
+    const deficient = state.answers.filter((a) => a.carried_over && a.answer === "deficient").length;
+    const ok = await confirmAction({ title: `Confirm ${plural(keys.length, "answer")} unchanged?`, confirm: "Confirm all unchanged",
+      body: [`Each answer still carried over from ${carried ? carried.date : "the last inspection"} becomes this visit's answer, as it is.`,
+        deficient === 1 ? "One of them is deficient and stays so: it raises a finding when you submit." : null,
+        deficient > 1 ? `${deficient} of them are deficient and stay so: each raises a finding when you submit.` : null].filter(Boolean) });
+    if (!ok) return;
+    confirmAll(state.answers);
+    change();
+    for (const item of items) if (keys.includes(item.key)) redraw(item);
+    count();
   }
 
   // Only the touched item is rebuilt, so the page does not jump while the inspector works down the list.
@@ -98,8 +154,8 @@ export function checklistView(template, state, { editable, photoMeta, change, ob
     count();
   }
 
-  mount(box, h("div.split", h("h2", template.title || "Checklist"), counter),
-    items.map((item, i) => { const v = itemView(item, i); views.set(item.key, v); return v; }));
+  mount(box, h("div.split", h("h2", template.title || "Checklist"), h("span", counter, " ", carriedCount)),
+    items.map((item, i) => { const v = itemView(item, i); views.set(item.key, v); return v; }), confirmBox);
   count();
   return box;
 }

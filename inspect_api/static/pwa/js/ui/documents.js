@@ -41,7 +41,7 @@ export function documentItem(d, { added = false } = {}) {
     h("span.label", d.title || d.filename),
     h("p.hint", [DOCUMENT_KINDS[d.kind] || label(d.kind), d.filename, file, added ? `added ${fmtDate(d.created_at)}` : null].filter(Boolean).join(" · ")),
     d.url ? h("div.actions", downloadButton(d)) : null,
-    !d.url && d.file_id ? h("div.photos", thumb(d.file_id, d.title || d.filename)) : null);
+    !d.url && d.file_id ? h("div.photos", { dataset: { photoGroup: "" } }, thumb(d.file_id, d.title || d.filename)) : null);
 }
 
 const EVIDENCE = [["statement", "Statement"], ["single_family", "Single-family dwelling"], ["utility_kind", "Utility"],
@@ -57,7 +57,7 @@ export function exemptionEvidence(claim, documents) {
   const doc = claim.document_id ? (documents || []).find((d) => d.id === claim.document_id) : null;
   if (claim.document_id) rows.push(h("dt", "Document"), h("dd", doc ? `${doc.title || doc.filename}` : "Attached document"));
   return h("div", rows.length ? h("dl.kv", rows) : h("p.muted", "No evidence given yet."),
-    claim.document_photo_id ? h("div.photos", thumb(claim.document_photo_id, `Photo of the ${claim.kind === "B5" ? "order of conditions" : "decision"}`)) : null);
+    claim.document_photo_id ? h("div.photos", { dataset: { photoGroup: "" } }, thumb(claim.document_photo_id, `Photo of the ${claim.kind === "B5" ? "order of conditions" : "decision"}`)) : null);
 }
 
 // A document is its file (PDF or image), sent to the office server as it is chosen: the server reads

@@ -5,8 +5,8 @@ import { currentPath } from "../router.js";
 import { syncState, onSyncState } from "../sync.js";
 
 const LINKS = {
-  inspector: [["#/day", "My day"], ["#/sites", "Sites"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
-  supervisor: [["#/applications", "Applications"], ["#/review", "Inspections"], ["#/deadlines", "Deadlines"], ["#/program", "Program"], ["#/public-reports", "Public reports"], ["#/sites", "Sites"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
+  inspector: [["#/day", "My day"], ["#/sites", "Sites"], ["#/map", "Map"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
+  supervisor: [["#/applications", "Applications"], ["#/review", "Inspections"], ["#/deadlines", "Deadlines"], ["#/program", "Program"], ["#/public-reports", "Public reports"], ["#/sites", "Sites"], ["#/map", "Map"], ["#/issues", "Conflicts"], ["#/account", "Account"]],
   applicant: [["#/permits", "My permits"], ["#/issues", "Sync issues"], ["#/account", "Account"]],
   admin: [["#/account", "Account"]],
 };

@@ -4,54 +4,33 @@ import { h, mount, nowIso, uuid, fmtTime } from "../dom.js";
 import * as outbox from "../outbox.js";
 import { sha256Hex } from "../hash.js";
 import { bestFix } from "../geo.js";
-import { raw } from "../api.js";
-import { onSessionChange } from "../auth.js";
+import { hasMarkup } from "./annotations.js";
+import { distanceWords, markThumbs, photoUrl } from "./photo_urls.js";
 
-const urls = new Map();
+export { distanceWords, forgetPhotoUrls, markThumbs, photoUrl } from "./photo_urls.js";
 
-// Signing out forgets every photo shown: the next person on this device sees none of them, even
-// by id. (The server marks photos `private, no-cache`, so the browser's HTTP cache asks again, with
-// a sign-in, before it would show one.)
-export function forgetPhotoUrls() {
-  for (const url of urls.values()) URL.revokeObjectURL(url);
-  urls.clear();
-}
-onSessionChange((session) => { if (!session) forgetPhotoUrls(); });
-
-// An object URL for a photo: the device's copy if it is still in the outbox, else the server's thumbnail.
-export async function photoUrl(photoId) {
-  if (urls.has(photoId)) return urls.get(photoId);
-  let blob;
-  const local = await outbox.photoBytes(photoId);
-  if (local) blob = new Blob([local.bytes], { type: local.type });
-  else {
-    try {
-      const response = await raw(`/api/v1/photos/${encodeURIComponent(photoId)}/thumbnail?size=small`);
-      blob = await response.blob();
-    } catch { return null; }
-  }
-  const url = URL.createObjectURL(blob);
-  urls.set(photoId, url);
-  return url;
-}
-
+// A thumbnail that opens the viewer (ui/viewer.js, loaded on first use) on this photo, with the other
+// photos of the same record: those shown in its `data-photo-group` (else on the whole screen).
 export function thumb(photoId, caption) {
-  const img = h("img", { alt: caption || "Photo", width: 132, height: 100 });
+  const img = h("img", { alt: "", width: 132, height: 100 });
   const note = h("p", "Loading…");
+  const open = h("button.photo-open", { type: "button", "aria-label": `Open ${caption || "the photo"} in the viewer`,
+    onclick: (e) => openFrom(e.currentTarget, photoId) }, img);
+  const figure = h("figure.photo", { dataset: { photo: photoId } }, open, note);
   photoUrl(photoId).then(async (url) => {
     if (url) img.src = url;
     const waiting = await outbox.photoBytes(photoId);
     note.textContent = waiting ? "On device, not sent yet" : url ? "Uploaded" : "Not available offline";
+    if (await hasMarkup(photoId)) markThumbs(photoId, true);
   });
-  return h("figure.photo", { dataset: { photo: photoId } }, img, note);
+  return figure;
 }
 
-// A distance as people say it: metres near the site, kilometres beyond.
-export function distanceWords(metres) {
-  if (metres == null) return null;
-  if (metres < 1000) return `${Math.round(metres)} m`;
-  const km = metres / 1000;
-  return `${new Intl.NumberFormat("en-US", { maximumFractionDigits: km < 10 ? 1 : 0 }).format(km)} km`;
+export async function openFrom(opener, photoId) {
+  const scope = opener.closest("[data-photo-group]") || opener.closest("#main") || document;
+  const ids = [...new Set(Array.from(scope.querySelectorAll("figure.photo[data-photo]"), (f) => f.dataset.photo))];
+  const { openViewer } = await import("./viewer.js");
+  return openViewer(ids.includes(photoId) ? ids : [photoId], Math.max(0, ids.indexOf(photoId)), { opener });
 }
 
 // What a decider needs to weigh a photo (R-F1, R-I5): where it was taken and how that is known, how

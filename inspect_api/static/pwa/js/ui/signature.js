@@ -1,7 +1,7 @@
 // A signature pad: the owner signs with a finger or stylus; the result is a PNG (stored as a photo).
 import { h } from "../dom.js";
 
-export function signaturePad(labelText) {
+export function signaturePad(labelText, hintText = "Hand the device to the person granting entry to sign with a finger.") {
   const canvas = h("canvas.signature", { role: "img", "aria-label": labelText, tabindex: "0" });
   let ctx = null;
   let drawing = false;
@@ -48,12 +48,13 @@ export function signaturePad(labelText) {
 
   const clear = h("button.small", { type: "button", onclick: () => setup() }, "Clear signature");
   const el = h("div.field", h("label", labelText), canvas, h("div.actions", clear),
-    h("p.hint", "Hand the device to the person granting entry to sign with a finger."));
+    h("p.hint", hintText));
   // Sized after it is in the document, so the drawing buffer matches what is on screen.
   requestAnimationFrame(() => { if (!ctx) setup(); });
   return {
     el,
     hasInk: () => inked,
+    clear: () => setup(),
     png: () => new Promise((resolve) => canvas.toBlob(async (blob) => resolve(await blob.arrayBuffer()), "image/png")),
   };
 }
