@@ -62,6 +62,34 @@ class Network:
         self.down = False
 
 
+def offline_after_first_sync(context, base_url: str, email: str):
+    """An inspector's day as the field suites start it: signed in on a new page of `context`, the
+    service worker in control and a first sync done; then the network cut and the app reloaded from
+    the worker's copy. Returns the page, its Network and the page errors seen from then on."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    sign_in(page, base_url, email)
+    wait_for_service_worker(page)
+    wait_synced(page)
+    network = Network(context, base_url)
+    network.offline()
+    page.reload()
+    page.wait_for_selector("html[data-ready=true]")
+    return page, network, errors
+
+
+def back_online_and_synced(page, network, timeout: int = 30000) -> None:
+    """The network is back: one sync sends the outbox, and ends with nothing waiting and no sync error."""
+    network.online()
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    try:
+        wait_synced(page, timeout=timeout)
+    except Exception:
+        raise AssertionError(outbox_items(page)) from None
+    assert not page.locator("[data-test=sync-error]").count(), page.inner_text("#syncbar")
+
+
 def release_db() -> None:
     """End the test thread's transaction. The embedded SQLite begins every transaction IMMEDIATE (a
     write lock), so a test that read a row would otherwise block the live server's writes."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from .api_seed import inspected_field_day, sample
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
-from .helpers import (Network, assert_accessible, confirm, outbox_items, release_db, sideways_scroll, sign_in, small_text,
-                      undersized_controls, wait_for_service_worker, wait_synced)
+from .helpers import (assert_accessible, back_online_and_synced, confirm, offline_after_first_sync, release_db,
+                      sideways_scroll, small_text, undersized_controls)
 from .seed import SITE
 
 DEFICIENT = "perimeter_controls_installed"  # deficient on the last inspection (api_seed.submitted_inspection)
@@ -33,18 +33,7 @@ def test_start_from_the_last_inspection_offline(live_server, new_context, factor
     sample(client, headers, people.site_id, last["entry_authorization_id"], sampler="Jo Courier", analysis="lab",
            lab_name="Alpha Analytical")
     release_db()
-    context = new_context(TABLET_LANDSCAPE)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    sign_in(page, live_server.url, people.inspector_email)
-    wait_for_service_worker(page)
-    wait_synced(page)
-
-    network = Network(context, live_server.url)
-    network.offline()
-    page.reload()
-    page.wait_for_selector("html[data-ready=true]")
+    page, network, errors = offline_after_first_sync(new_context(TABLET_LANDSCAPE), live_server.url, people.inspector_email)
     page.goto(f"{live_server.url}/#/site/{people.site_id}")
     start = page.locator("[data-test=start-from-last]")
     start.wait_for()
@@ -118,13 +107,7 @@ def test_start_from_the_last_inspection_offline(live_server, new_context, factor
     page.get_by_role("link", name="Cancel").click()
     page.wait_for_selector("h1:has-text('40 Center Street')")
 
-    network.online()
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    try:
-        wait_synced(page, timeout=30000)
-    except Exception:
-        raise AssertionError(outbox_items(page)) from None
-    assert not page.locator("[data-test=sync-error]").count(), page.inner_text("#syncbar")
+    back_online_and_synced(page, network)
 
     body = client.get(f"/api/v1/inspections/{new_id}", headers=headers).get_json()
     assert body["status"] == "submitted" and body["checklist"]["carried_from_id"] == last["id"]

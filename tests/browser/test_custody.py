@@ -9,7 +9,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 from .conftest import TABLET_LANDSCAPE
-from .helpers import Network, outbox_items, release_db, sign_in, wait_for_service_worker, wait_synced
+from .helpers import back_online_and_synced, offline_after_first_sync, release_db
 from .seed import field_day
 
 
@@ -52,15 +52,7 @@ def test_sample_custody_offline_then_the_form(live_server, new_context, factory,
     headers, old_id = seed(client, factory, people)
     release_db()
     context = new_context(TABLET_LANDSCAPE, accept_downloads=True)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    sign_in(page, live_server.url, people.inspector_email)
-    wait_for_service_worker(page)
-    wait_synced(page)
-
-    network = Network(context, live_server.url)
-    network.offline()
+    page, network, errors = offline_after_first_sync(context, live_server.url, people.inspector_email)
     page.goto(f"{live_server.url}/#/site/{people.site_id}")
     page.wait_for_selector("h1:has-text('40 Center Street')")
     page.click("text=Take a sample")
@@ -96,13 +88,7 @@ def test_sample_custody_offline_then_the_form(live_server, new_context, factory,
     page.wait_for_selector("h1:has-text('40 Center Street')")
     assert "waiting" in page.inner_text("[data-test=pending]")
 
-    network.online()
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    try:
-        wait_synced(page, timeout=30000)
-    except Exception:
-        raise AssertionError(outbox_items(page)) from None
-    assert not page.locator("[data-test=sync-error]").count(), page.inner_text("#syncbar")
+    back_online_and_synced(page, network)
 
     samples = client.get(f"/api/v1/samples?permit_id={people.site_id}", headers=headers).get_json()
     new = [s for s in samples if s["id"] != old_id]

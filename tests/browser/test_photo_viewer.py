@@ -7,21 +7,19 @@ from __future__ import annotations
 import hashlib
 import re
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
 from inspect_api.photos.rules import haversine_m
 
 from .api_seed import entry_authorization
 from .conftest import TABLET_LANDSCAPE, camera_jpeg
 from .helpers import (
-    Network,
     assert_accessible,
+    back_online_and_synced,
+    offline_after_first_sync,
     outbox_items,
     poll,
     release_db,
     sign_in,
     undersized_controls,
-    wait_for_service_worker,
     wait_synced,
 )
 from .seed import SITE, field_day
@@ -103,17 +101,7 @@ def test_an_inspector_marks_up_a_photo_offline_and_the_office_sees_it(live_serve
     near = shot_at(camera_jpeg(SITE["lat"] + 0.0002, SITE["lon"] + 0.0003, seed=3), "2026:05:04 10:15:00", "-04:00")
     far = camera_jpeg(*PARIS, seed=4)
 
-    context = new_context(TABLET_LANDSCAPE)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    sign_in(page, live_server.url, people.inspector_email)
-    wait_for_service_worker(page)
-    wait_synced(page)
-    network = Network(context, live_server.url)
-    network.offline()
-    page.reload()
-    page.wait_for_selector("html[data-ready=true]")
+    page, network, errors = offline_after_first_sync(new_context(TABLET_LANDSCAPE), live_server.url, people.inspector_email)
     page.click(f"a.row[data-permit='{people.site_id}']")
     page.click("text=Start inspection")
     page.wait_for_selector("h1:has-text('Inspection')")
@@ -216,12 +204,7 @@ def test_an_inspector_marks_up_a_photo_offline_and_the_office_sees_it(live_serve
 
     page.get_by_role("button", name="Submit for review").click()
     page.wait_for_selector("h1:has-text('40 Center Street')")
-    network.online()
-    page.evaluate("window.dispatchEvent(new Event('online'))")
-    try:
-        wait_synced(page, timeout=60000)
-    except PlaywrightTimeout:
-        raise AssertionError(outbox_items(page)) from None
+    back_online_and_synced(page, network, timeout=60000)
     assert not errors, errors
 
     # On the server: the markup as drawn, in fractions of the image, by the inspector; the photo as taken.
