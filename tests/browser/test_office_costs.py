@@ -161,5 +161,9 @@ def test_unpaid_costs_past_every_protest_window_open_the_lien_certificate(live_s
     assert len(kept) == 1 and kept[0]["superseded"] is False and kept[0]["lien_amount"] == "720.00"
     page.reload()
     page.locator(f"[data-kept-certificate='{kept[0]['id']}'] .chip.good:has-text('Stands')").wait_for()
-    page.locator(f"[data-kept-certificate='{kept[0]['id']}'] a.button[href^='blob:']").wait_for()
+    kept_pdf = page.locator(f"[data-kept-certificate='{kept[0]['id']}'] a.button[target=_blank][href^='blob:']")
+    kept_pdf.wait_for()
+    # read in a tab of its own, or kept on the device under its own name, which the link says
+    save = page.locator(f"[data-kept-certificate='{kept[0]['id']}'] a[data-save]")
+    assert save.get_attribute("aria-label") == f"Save a copy of {save.get_attribute('download')}"
     assert_accessible(page, "office costs screen with a lien")

@@ -35,7 +35,7 @@ const shown = (type) => SHOWN.has((type || "").split(";")[0].trim().toLowerCase(
 export function fetchedLink(url, text, filename, urls, data = {}) {
   const link = h("a.button", { "aria-disabled": "true", dataset: data }, text);
   const save = h("a.button", { "aria-disabled": "true", hidden: true, dataset: { save: filename },
-    "aria-label": `Save a copy of ${text}` }, "Save a copy");
+    "aria-label": `Save a copy of ${filename}` }, "Save a copy");
   raw(url).then((r) => r.blob()).then((blob) => {
     const objectUrl = URL.createObjectURL(blob);
     urls.push(objectUrl);
