@@ -94,11 +94,13 @@ def test_the_account_switch_is_kept_on_the_device(live_server, new_context, fact
                            "bar": ["#0b4f6c", "#0b4f6c"], "checked": "device"}
     page.emulate_media(color_scheme="dark")  # the device turns dark: the screen and the browser's bar follow
     poll(page, "() => document.querySelector('meta[name=\"theme-color\"]').content === '#0a2a38'", timeout=5)
-    assert state(page) == {"theme": None, "kept": None, "background": DARK, "scheme": "dark",
+    assert state(page) == {"theme": "dark", "kept": None, "background": DARK, "scheme": "dark",
                            "bar": ["#0a2a38", "#0a2a38"], "checked": "device"}
-    assert restart(page) == {"theme": None, "background": DARK}
-    page.emulate_media(color_scheme="light")
-    assert state(page)["background"] == LIGHT
+    assert restart(page) == {"theme": "dark", "background": DARK}
+    page.emulate_media(color_scheme="light")  # and back to light: the attribute goes, nothing is kept
+    poll(page, "() => document.querySelector('meta[name=\"theme-color\"]').content === '#0b4f6c'", timeout=5)
+    now = state(page)
+    assert (now["theme"], now["kept"], now["background"]) == (None, None, LIGHT)
 
     network.online()
     open_account(page, base)
@@ -117,10 +119,10 @@ def test_follow_the_device_opens_dark_on_a_dark_device(live_server, new_context,
     page = context.new_page()
     page.goto(live_server.url + "/")
     page.wait_for_selector("html[data-ready=true]")
-    assert page.evaluate("() => window.firstFrame") == {"theme": None, "background": DARK}
+    assert page.evaluate("() => window.firstFrame") == {"theme": "dark", "background": DARK}
     sign_in(page, live_server.url, people.inspector_email)
     open_account(page, live_server.url)
-    assert state(page) == {"theme": None, "kept": None, "background": DARK, "scheme": "dark",
+    assert state(page) == {"theme": "dark", "kept": None, "background": DARK, "scheme": "dark",
                            "bar": ["#0a2a38", "#0a2a38"], "checked": "device"}
     pick(page, "Light")  # a choice overrides the device
     assert state(page)["background"] == LIGHT and state(page)["scheme"] == "light"

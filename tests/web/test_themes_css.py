@@ -1,5 +1,5 @@
 """The field app's three themes in css/app.css: every colour is a variable set once per theme (light on
-:root, dark, outdoor), the dark palette is the same whether chosen or followed from the device, each theme
+:root, dark, outdoor), one dark palette serves a dark choice and a dark device alike, each theme
 sets every colour the light one does, and the pairs the screens draw text with meet each theme's contrast
 (AA 4.5:1 in light; 7:1 in dark and outdoor, outdoor being WCAG AAA). The browser tests check the screens
 themselves with axe-core (tests/browser/test_accessibility.py, test_themes.py)."""
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-CSS = (Path(__file__).resolve().parents[2] / "inspect_api" / "static" / "pwa" / "css" / "app.css").read_text()
+CSS_DIR = Path(__file__).resolve().parents[2] / "inspect_api" / "static" / "pwa" / "css"
+CSS = (CSS_DIR / "app.css").read_text()
 TEXT = re.sub(r"/\*.*?\*/", "", CSS, flags=re.DOTALL)
 
 BLOCKS = {
     "light": r"^:root \{(.*?)^\}",
     "dark": r'^:root\[data-theme="dark"\] \{(.*?)^\}',
-    "device-dark": r"^@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme\]\) \{(.*?)\}\s*\}",
     "outdoor": r'^:root\[data-theme="outdoor"\] \{(.*?)^\}',
 }
 COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}\b|\b(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(|"
@@ -53,10 +53,13 @@ def test_the_check_finds_a_stray_colour():
     assert not COLOUR.search(".x { border: 2px solid transparent; color: currentColor; background: var(--bad-bg); white-space: nowrap; }")
 
 
-def test_dark_is_the_same_chosen_or_followed():
-    assert palette("dark") == palette("device-dark")
+def test_dark_is_one_block_that_following_the_device_also_uses():
+    # One dark palette: no second copy under a prefers-color-scheme query for the script to drift from.
+    assert "prefers-color-scheme" not in TEXT
     assert not [k for k in palette("dark") | palette("outdoor") if k.startswith("--mark-")]
-    assert 'color-scheme: dark' in block("dark") and 'color-scheme: dark' in block("device-dark")
+    assert 'color-scheme: dark' in block("dark")
+    boot = (CSS_DIR.parent / "js" / "theme_boot.js").read_text()
+    assert 'matchMedia("(prefers-color-scheme: dark)")' in boot and 'dataset.theme = "dark"' in boot
 
 
 @pytest.mark.parametrize("theme", ["dark", "outdoor"])

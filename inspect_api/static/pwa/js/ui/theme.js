@@ -30,15 +30,17 @@ function paintBrowserBar() {
   for (const meta of document.querySelectorAll('meta[name="theme-color"]')) meta.setAttribute("content", bar);
 }
 
+// "Follow the device" is dark when the device is (as theme_boot.js resolves it at start), else light.
 export function applyTheme(choice = chosenTheme()) {
   const root = document.documentElement;
-  if (CHOSEN.has(choice)) root.dataset.theme = choice;
+  const shown = CHOSEN.has(choice) ? choice : deviceDark.matches ? "dark" : null;
+  if (shown) root.dataset.theme = shown;
   else delete root.dataset.theme;
   paintBrowserBar();
 }
 
-// When the device switches between light and dark, the browser's bar follows too (the page already does).
-deviceDark.addEventListener("change", () => paintBrowserBar());
+// When the device switches between light and dark, a screen following it switches, and the browser's bar too.
+deviceDark.addEventListener("change", () => applyTheme());
 
 export function chooseTheme(choice) {
   try {
