@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
-from . import maptiles
+from . import maptiles, signing
 
 # The app's files (the field app in static/, the Alembic scripts in migrations/) ship inside the
 # package, so an installed wheel finds them in site-packages just as a checkout does.
@@ -93,6 +93,18 @@ class Config:
     MAX_IMAGE_DECODE_BYTES = _int("MAX_IMAGE_DECODE_BYTES", 320 * 1024 * 1024)
     IMAGE_WORKERS = _int("IMAGE_WORKERS", 2)
     IMAGE_WAIT_SECONDS = _int("IMAGE_WAIT_SECONDS", 30)
+    # An upload is answered once its original is stored and verified; the display and small thumbnails
+    # are made by `inspect-api worker` (README "Photo thumbnails after the answer"). PHOTO_DERIVE_INLINE
+    # makes them within the upload request instead. A worker looks for new photos every
+    # PHOTO_POLL_SECONDS; a job is the worker's for PHOTO_DERIVE_LEASE_SECONDS, retried (storage away)
+    # after PHOTO_DERIVE_RETRY_SECONDS, doubling, up to PHOTO_DERIVE_MAX_ATTEMPTS tries. Until the
+    # thumbnails exist GET /photos/{id}/thumbnail answers 202 with Retry-After PHOTO_RETRY_AFTER_SECONDS.
+    PHOTO_DERIVE_INLINE = os.environ.get("PHOTO_DERIVE_INLINE", "off").lower() in ("1", "true", "yes", "on")
+    PHOTO_POLL_SECONDS = _int("PHOTO_POLL_SECONDS", 1)
+    PHOTO_DERIVE_LEASE_SECONDS = _int("PHOTO_DERIVE_LEASE_SECONDS", 300)
+    PHOTO_DERIVE_RETRY_SECONDS = _int("PHOTO_DERIVE_RETRY_SECONDS", 30)
+    PHOTO_DERIVE_MAX_ATTEMPTS = _int("PHOTO_DERIVE_MAX_ATTEMPTS", 5)
+    PHOTO_RETRY_AFTER_SECONDS = _int("PHOTO_RETRY_AFTER_SECONDS", 2)
     MAX_DOCUMENT_BYTES = _int("MAX_DOCUMENT_BYTES", 40 * 1024 * 1024)
     # A JSON body is small; photos and documents have their own streaming paths and limits.
     MAX_CONTENT_LENGTH = None
@@ -179,6 +191,21 @@ class Config:
     CITATION_PAY_TO = os.environ.get(
         "CITATION_PAY_TO", "the Town of Fairhaven, Town Hall, 40 Center Street, Fairhaven, MA 02719")
     CITATION_COURT = os.environ.get("CITATION_COURT", "the New Bedford District Court")
+    # Signed documents (README "Signed documents"; checked at start by signing.py): orders, certificates
+    # of completion, citations, lien certificates and notices of costs are signed (PAdES) when issued.
+    # SIGNING_KEY_FILE + SIGNING_CERT_FILE (PEM; SIGNING_KEY_PASSPHRASE for an encrypted key) with
+    # SIGNING_CHAIN_FILE (PEM bundle of the intermediates), or SIGNING_PKCS12_FILE with its passphrase
+    # in SIGNING_PKCS12_PASSPHRASE. SIGNING_TSA_URL: an RFC 3161 timestamp authority whose timestamp
+    # each signature carries. None set: documents are issued unsigned and say so on the page.
+    SIGNING_KEY_FILE = os.environ.get("SIGNING_KEY_FILE") or None
+    SIGNING_CERT_FILE = os.environ.get("SIGNING_CERT_FILE") or None
+    SIGNING_CHAIN_FILE = os.environ.get("SIGNING_CHAIN_FILE") or None
+    SIGNING_KEY_PASSPHRASE = os.environ.get("SIGNING_KEY_PASSPHRASE") or None
+    SIGNING_PKCS12_FILE = os.environ.get("SIGNING_PKCS12_FILE") or None
+    SIGNING_PKCS12_PASSPHRASE = os.environ.get("SIGNING_PKCS12_PASSPHRASE") or None
+    SIGNING_TSA_URL = os.environ.get("SIGNING_TSA_URL") or None
+    SIGNING_REASON = os.environ.get("SIGNING_REASON") or signing.DEFAULT_REASON
+    SIGNING_LOCATION = os.environ.get("SIGNING_LOCATION") or signing.DEFAULT_LOCATION
     # R-O1 "by the Stormwater Authority or its agents": whether inspectors (the Authority's agents)
     # may issue enforcement orders at the sites they are assigned to. Off: supervisors only.
     ORDERS_BY_AGENTS = os.environ.get("ORDERS_BY_AGENTS", "").lower() in ("1", "true", "yes", "on")
@@ -202,6 +229,9 @@ class Config:
     SMTP_TIMEOUT_SECONDS = _int("SMTP_TIMEOUT_SECONDS", 30)
     MAIL_FROM = os.environ.get("MAIL_FROM", "Fairhaven Stormwater Authority <stormwater@fairhaven-ma.gov>")
     MAIL_DIR = os.environ.get("MAIL_DIR") or None
+    # Tamper-evident audit trail (README "Tamper-evident audit trail"): each finished day's seal is
+    # e-mailed to this address outside the system (e.g. the Town Clerk); unset, seals are not sent.
+    AUDIT_SEAL_TO = os.environ.get("AUDIT_SEAL_TO") or None
     TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Fairhaven")
     TOWN_CONTACT = os.environ.get("TOWN_CONTACT", "Town Hall, 40 Center Street, Fairhaven, MA 02719")
     # Temporary failures (4xx, connection errors) are retried after NOTIFY_RETRY_SECONDS, doubling each
@@ -243,6 +273,7 @@ class Config:
             except ValueError as exc:  # the message names the shape, never the value (SMTP_URL holds a password)
                 raise RuntimeError(f"{name}: {exc}") from None
         maptiles.check(self)  # the tile settings depend on each other (an attribution with a URL)
+        signing.check(self)  # the signing key loads (files, passphrase, key matching the certificate)
 
 
 class DevelopmentConfig(Config):
@@ -268,6 +299,9 @@ class TestConfig(DevelopmentConfig):
     PASSWORD_HASH_FAST = True  # cheaper argon2 parameters so the suite stays quick
     # A worker run in a test delivers only; a test of the daily reminders switches them on.
     REMINDERS_ENABLED = False
+    # Thumbnails are made within the upload request, so the many tests that read a thumbnail right
+    # after uploading need no worker; tests/photos/test_background_derivation.py turns this off.
+    PHOTO_DERIVE_INLINE = True
 
     def __init__(self, **overrides) -> None:
         super().__init__()

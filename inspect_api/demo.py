@@ -29,6 +29,7 @@ from .config import DevelopmentConfig, instance_path
 from .demo_steps import DemoContext, domain_steps
 from .extensions import db
 from .notifications.worker import drain
+from .photos import derivation
 from .permits import exemptions, parts, services, workflow
 
 DEMO_DOMAIN = "demo.fairhaven.test"
@@ -237,6 +238,12 @@ def _deliver_in_background(app) -> None:
     threading.Thread(target=loop, name="demo-mail", daemon=True).start()
 
 
+def _derive_in_background(app) -> None:
+    """The demo's photo worker: one thread making the thumbnails of uploaded photos every
+    PHOTO_POLL_SECONDS (the demo runs on SQLite, one process: one worker)."""
+    derivation.start_thread(app, threading.Event())
+
+
 def _mail_folder(app) -> Path:
     return Path(app.config.get("MAIL_DIR") or Path(app.instance_path, "mail"))
 
@@ -310,6 +317,7 @@ def demo(host: str, port: int, password: str | None, keep: bool) -> None:
     mail = app.config.get("SMTP_URL") and "sent through SMTP_URL" or f"written as .eml files to {_mail_folder(app)}"
     click.echo(f"E-mail notices are {mail}.")
     _deliver_in_background(app)
+    _derive_in_background(app)
     click.echo("Logins:")
     for role, shown in passwords.items():
         click.echo(f"  {role:<10} {role + '@' + DEMO_DOMAIN:<32} password: {shown}")

@@ -20,8 +20,7 @@ from ..extensions import db
 from ..permits.access import is_assigned
 from ..permits.models import Permit
 from ..records import check_version, existing_for_create
-from ..storage import get_storage
-from . import annotation_rules as rules, markup, parents
+from . import annotation_rules as rules, derivation, markup, parents
 from .models import Photo, PhotoAnnotation
 from .services import get_photo, names_of, rfc3339, visible_photos
 
@@ -174,14 +173,13 @@ def delete_annotation(user, record: PhotoAnnotation, expected_version: int | Non
 
 
 # -- the annotated image ---------------------------------------------------------------------------
-def read_display(photo: Photo) -> bytes:
-    with get_storage().open(photo.display_key) as handle:
-        return handle.read()
-
-
-def render_annotated(photo: Photo, records: list[PhotoAnnotation], *, max_side: int | None = None) -> bytes:
-    """The display rendition with every annotation drawn on it, as new JPEG bytes."""
-    return markup.annotated_jpeg(read_display(photo), [r.shapes for r in records], max_side=max_side)
+def render_annotated(photo: Photo, records: list[PhotoAnnotation], *,
+                     max_side: int | None = None) -> renditions.Rendered:
+    """The display rendition with every annotation drawn on it, as new JPEG bytes; before the worker
+    made the display rendition, drawn on one made from the original and not kept (keep=False)."""
+    display, stored = derivation.thumbnail_bytes(photo.sha256, photo.original_key, "display", photo.display_key)
+    return renditions.Rendered(markup.annotated_jpeg(display, [r.shapes for r in records], max_side=max_side),
+                               keep=stored)
 
 
 def annotated_inputs(photo: Photo, records: list[PhotoAnnotation]) -> dict[str, Any]:

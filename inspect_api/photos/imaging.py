@@ -24,7 +24,7 @@ from pillow_heif import register_heif_opener
 
 from ..errors import ApiError, ImageInvalid
 from ..uploads import sniff_type
-from . import rules
+from . import containers, rules
 from .exif import ExifInfo, read_exif
 
 # iPads and iPhones send HEIC; pillow-heif is a required dependency (pyproject.toml), so a missing
@@ -153,11 +153,11 @@ def _jpeg_request(image: Image.Image, longest: int, max_bytes: int | None) -> tu
     return (width // scale, height // scale) if scale > 1 else wanted
 
 
-def _decode(image: Image.Image, longest: int, max_bytes: int | None = None) -> Image.Image:
-    """Decode everything once, at the smallest DCT scale that still covers `longest` pixels, unless
-    that would cost more than `max_bytes` of memory (422 image_too_large, before any pixel is read).
-    JPEG is decoded reduced, so any JPEG within MAX_IMAGE_PIXELS fits; the other formats decode at
-    full size, so the budget is what bounds them."""
+def _within_budget(image: Image.Image, longest: int, max_bytes: int | None) -> None:
+    """Set the smallest DCT scale that still covers `longest` pixels, and refuse (422
+    image_too_large) an image whose decoding would cost more than `max_bytes` of memory; no pixel
+    is read. JPEG is decoded reduced, so any JPEG within MAX_IMAGE_PIXELS fits; the other formats
+    decode at full size, so the budget is what bounds them."""
     width, height = image.size
     if image.format in ("JPEG", "MPO"):  # MPO: multi-picture JPEG some cameras write
         image.draft(image.mode, _jpeg_request(image, longest, max_bytes))
@@ -167,6 +167,11 @@ def _decode(image: Image.Image, longest: int, max_bytes: int | None = None) -> I
         raise ImageTooLarge(f"Reading this {width}×{height} {image.format} image would take about "
                             f"{cost // 2**20} MB of memory; the limit is {max_bytes // 2**20} MB. {advice}",
                             errors={"decode_bytes": [cost], "limit": [max_bytes]})
+
+
+def _decode(image: Image.Image, longest: int, max_bytes: int | None = None) -> Image.Image:
+    """Decode everything once, within the budget (_within_budget)."""
+    _within_budget(image, longest, max_bytes)
     try:
         image.load()
     except Image.DecompressionBombError:
@@ -234,6 +239,46 @@ def _small_thumbnail(display: Image.Image, turn: int, work_dir: Path) -> Path:
     return _save_jpeg(_upright(small, turn), SMALL_QUALITY, work_dir)
 
 
+@dataclass
+class Inspected:
+    """What an upload is answered with, read from its header and EXIF alone: no pixel decoded."""
+
+    content_type: str
+    width: int  # as displayed
+    height: int
+    exif: ExifInfo
+
+
+def inspect(path: Path, head: bytes, *, max_pixels: int, default_tz: tzinfo = timezone.utc,
+            max_decode_bytes: int | None = None) -> Inspected:
+    """Everything an upload is refused for or answered with, without decoding a pixel: the type from
+    the bytes, the pixel limit from the header, the decoding budget the thumbnails will need, a
+    complete container (photos/containers.py), EXIF (time, GPS, orientation) and the displayed size."""
+    image, content_type = open_image(path, head, max_pixels)
+    try:
+        png_exif = containers.check(path, content_type)
+        if content_type == "image/png":  # else Pillow decodes the pixels to look for an eXIf chunk
+            image.info.setdefault("exif", png_exif or b"")
+        stored_width, stored_height = image.size
+        info = read_exif(image, default_tz=default_tz)
+        turn = _orient(image, content_type, info)
+        _within_budget(image, DISPLAY_SIZE, max_decode_bytes)
+    finally:
+        image.close()
+    width, height = rules.displayed_size(stored_width, stored_height, turn)
+    return Inspected(content_type, width, height, info)
+
+
+def _orient(image: Image.Image, content_type: str, info: ExifInfo) -> int:
+    """The turn to apply to the pixels (the EXIF orientation), setting `info.orientation` to the
+    camera's value. pillow-heif hands out upright pixels (HEIF irot/imir) and resets the EXIF tag;
+    the camera's value is reported, and the pixels are not turned a second time."""
+    if content_type == "image/heic":
+        info.orientation = rules.normal_orientation(image.info.get("original_orientation") or 1)
+        return 1
+    return info.orientation
+
+
 def derive(path: Path, head: bytes, *, max_pixels: int, work_dir: Path,
            default_tz: tzinfo = timezone.utc, max_decode_bytes: int | None = None) -> Derived:
     """Validate the image at `path` and make its display (1280) and small (320) JPEG thumbnails."""
@@ -245,12 +290,7 @@ def derive(path: Path, head: bytes, *, max_pixels: int, work_dir: Path,
         # reject the upload, not be skipped as "no EXIF".
         decoded = _jpeg_ready(_decode(image, DISPLAY_SIZE, max_decode_bytes))
         info = read_exif(image, default_tz=default_tz)
-        turn = info.orientation
-        if content_type == "image/heic":
-            # pillow-heif hands out upright pixels (HEIF irot/imir) and resets the EXIF tag; report the
-            # camera's value but do not turn the pixels a second time.
-            info.orientation = rules.normal_orientation(image.info.get("original_orientation") or 1)
-            turn = 1
+        turn = _orient(image, content_type, info)
         display = _resize(decoded, rules.fit_within(*decoded.size, DISPLAY_SIZE))
         # The small thumbnail is made on the other thread while this one encodes the display one.
         small_job = _pool.submit(_small_thumbnail, display, turn, work_dir)

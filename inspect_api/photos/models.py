@@ -104,3 +104,39 @@ class PhotoUpload(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, index=True)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+DERIVATION_STATUSES = ("queued", "done", "failed")
+
+
+class PhotoDerivation(db.Model):
+    """The display (1280) and small (320) thumbnails of one original, made by the worker after the
+    upload was answered (photos/derivation.py): an outbox row per distinct original, keyed by its
+    SHA-256 as the blobs are, so staff photos and residents' report photos of the same bytes share
+    one job and one pair of thumbnails. No row: the thumbnails were made with the upload (photos
+    stored before this table existed), so they exist.
+
+    `queued` rows are claimed by a worker until `lease_until` (FOR UPDATE SKIP LOCKED on PostgreSQL);
+    a worker that dies mid-job leaves the lease to expire and another takes the job again. `failed`
+    is for good: the original cannot be decoded (`last_error` says why); it is still kept and served."""
+
+    __tablename__ = "photo_derivations"
+
+    sha256: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    content_type: Mapped[str] = mapped_column(sa.String(40), nullable=False)
+    original_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    display_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    small_key: Mapped[str] = mapped_column(sa.String(200), nullable=False)
+    status: Mapped[str] = mapped_column(sa.String(10), nullable=False, default="queued")
+    attempts: Mapped[int] = mapped_column(sa.Integer, nullable=False, default=0)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    claimed_by: Mapped[str | None] = mapped_column(sa.String(100), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, default=clock_now)
+    derived_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+    __table_args__ = (
+        sa.Index("ix_photo_derivations_due", "status", "next_attempt_at"),
+        sa.CheckConstraint(sa.column("status").in_(DERIVATION_STATUSES), name="status"),
+    )

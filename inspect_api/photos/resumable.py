@@ -198,7 +198,7 @@ def finish(user, upload: PhotoUpload) -> tuple[Photo, bool]:
         # holding a database lock (the upload row is read again below).
         upload_id, photo_id = upload.id, upload.photo_id
         services.release_transaction()
-        derived = services.derive_image(assembled) if assembled.sha256 == expected else None
+        derived = services.read_image(assembled) if assembled.sha256 == expected else None
         photo, created = services.ingest_received(user, photo_id, meta, assembled, expected, derived)
         upload = get_upload(user, upload_id, for_update=True)
     services.discard_blobs(keys)

@@ -8,8 +8,10 @@ from ..auth.permissions import current_user, login_required
 from .. import paging
 from ..records import expected_version, versioned
 from ..documents import stored_response
+from ..errors import NotFound, error_body
+from ..schemas import ErrorSchema
 from ..uploads import receive_to_tempfile
-from . import annotations, services
+from . import annotations, derivation, services
 from .schemas import (PARENT_TYPES, PhotoAnnotationCreateSchema, PhotoAnnotationSchema, PhotoAnnotationUpdateSchema,
                       PhotoListArgsSchema, PhotoMetaSchema, PhotoSchema, ThumbnailArgsSchema, load_meta)
 from .routes_tus import tus_blp
@@ -41,6 +43,12 @@ DESCRIPTION = """Photo evidence: streamed, verified uploads; metadata, originals
 - EXIF times without OffsetTimeOriginal are read in the town's time zone (America/New_York).
 - `width`/`height` are as displayed (EXIF orientation applied); thumbnails are upright JPEGs with no
   metadata at all (no GPS). Originals are kept byte-identical, content-addressed by SHA-256.
+- An upload is answered once the original is verified (type, limits, a complete file, EXIF; its
+  pixels are not decoded yet) and stored. The display (1280) and small (320) thumbnails are made just
+  after by the worker: until then GET /photos/{id}/thumbnail answers 202 `processing` with
+  `Retry-After` (seconds), in the error shape; show the original meanwhile (JPEG, PNG, WebP) or a
+  placeholder (HEIC). Pixels that turn out not to decode leave the photo without thumbnails for good
+  (404 `thumbnail_failed`, with the reason); its original is kept and served.
 - Originals and thumbnails come from the API, or as a 302 to a signed S3 URL valid for
   PRESIGNED_URL_SECONDS, always after the access check. Unseen photos are 404.
 - Markup (`photo_annotation`, pushed through POST /sync/push): arrows, circles, freehand lines and text
@@ -153,7 +161,7 @@ class PhotoItem(MethodView):
         with receive_to_tempfile(request.stream, current_app.config["MAX_UPLOAD_BYTES"]) as received:
             # Read the image before the database is touched again: no transaction (and on SQLite no
             # write lock) is held while it decodes.
-            derived = services.derive_image(received) if received.sha256 == expected else None
+            derived = services.read_image(received) if received.sha256 == expected else None
             photo, created = services.ingest_received(current_user, photo_id, meta, received, expected, derived)
         return services.dump_photo(photo), 201 if created else 200
 
@@ -175,14 +183,35 @@ class PhotoOriginal(MethodView):
         return _serve(photo.original_key, photo.content_type, photo.sha256, f"{photo.id}.{extension}", original=True)
 
 
+_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before asking again",
+                                 "schema": {"type": "integer", "minimum": 1}}}
+
+
 @blp.route("/photos/<photo_id>/thumbnail")
 class PhotoThumbnail(MethodView):
     @login_required
     @blp.arguments(ThumbnailArgsSchema, location="query")
+    @blp.alt_response(202, schema=ErrorSchema, headers=_RETRY_AFTER, success=True,
+                      description="processing: the thumbnails are being made (the upload was answered "
+                                  "before them); ask again after `Retry-After` seconds, and show the "
+                                  "original (or a placeholder for HEIC) meanwhile")
+    @blp.alt_response(404, schema=ErrorSchema,
+                      description="not_found: no such photo, or one the caller may not see; thumbnail_failed: "
+                                  "the image could not be decoded, so it has no thumbnails (`errors.reason` "
+                                  "says why); its original is still served")
     @blp.doc(**BLOB_DOC)
     def get(self, args, photo_id):
-        """A JPEG thumbnail without metadata, upright: display (1280) or small (320)"""
+        """A JPEG thumbnail without metadata, upright: display (1280) or small (320); 202 while it is being made"""
         photo = services.get_photo(current_user, photo_id)
+        job = derivation.job_of(photo.sha256)
+        if job is not None and job.status == "queued":
+            wait = max(int(current_app.config["PHOTO_RETRY_AFTER_SECONDS"]), 1)
+            body = error_body(202, f"The thumbnails are being made; ask again in {wait} seconds.", "processing",
+                              {"retry_after_s": [wait]})
+            return body, 202, {"Retry-After": str(wait), "Cache-Control": "no-store"}
+        if job is not None and job.status == "failed":
+            raise NotFound("This photo's image could not be decoded, so it has no thumbnails; its original is kept.",
+                           error="thumbnail_failed", errors={"reason": [job.last_error or "not readable"]})
         key = photo.display_key if args["size"] == "display" else photo.small_key
         return _serve(key, "image/jpeg", f"{photo.sha256}-{args['size']}", f"{photo.id}-{args['size']}.jpg")
 

@@ -3,10 +3,15 @@
 Photos arrive only as bytes (PUT /photos/{id} or a finished resumable upload), both through
 `ingest_received`, so one code path decides what is accepted. Sync carries photo records for
 reading (`visible_photos`, `dump_photo`); it never creates them.
+
+An upload is answered once the original is verified and stored (read_image: type, limits, a whole
+container, EXIF; no pixel decoded); its thumbnails are a job for the worker (derivation.py), or
+made within the request when PHOTO_DERIVE_INLINE is set.
 """
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 from zoneinfo import ZoneInfo
@@ -31,7 +36,7 @@ from ..permits.models import Permit
 from ..records import valid_uuid
 from ..storage import blob_key, get_storage
 from ..uploads import Received, temp_dir
-from . import imaging, parents, rules
+from . import derivation, imaging, parents, rules
 from .models import Photo
 
 log = logging.getLogger(__name__)
@@ -233,7 +238,7 @@ def _site_zone():
 
 
 def _new_photo(user, photo_id: str, permit: Permit, meta: dict, received: Received,
-               derived: imaging.Derived) -> Photo:
+               derived: imaging.Inspected) -> Photo:
     info = derived.exif
     device_gps = ({"lat": meta["device_lat"], "lon": meta["device_lon"]} if meta.get("device_lat") is not None
                   else None)
@@ -254,17 +259,23 @@ def _new_photo(user, photo_id: str, permit: Permit, meta: dict, received: Receiv
     )
 
 
-def _store(photo: Photo, received: Received, derived: imaging.Derived) -> list[str]:
-    """Put the three blobs; returns the keys this call wrote (those already present are shared)."""
+def store_blobs(received: Received, verified: Verified, original_key: str, display_key: str,
+                small_key: str) -> list[str]:
+    """Put the original (and the thumbnails when they were made inline) and write the thumbnail job,
+    done or queued; returns the keys this call wrote (those already present are shared)."""
     store, written = get_storage(), []
+    blobs = [(received.path, original_key, verified.content_type)]
+    if verified.derived is not None:
+        blobs += [(verified.derived.display_path, display_key, "image/jpeg"),
+                  (verified.derived.small_path, small_key, "image/jpeg")]
     try:
         # The spooled body and the thumbnails are this request's own temporary files, never written
         # again: the local store may take them by hard link instead of copying.
-        for path, key, kind in ((received.path, photo.original_key, photo.content_type),
-                                (derived.display_path, photo.display_key, "image/jpeg"),
-                                (derived.small_path, photo.small_key, "image/jpeg")):
+        for path, key, kind in blobs:
             if store.put_file(path, key, kind, owned=True):
                 written.append(key)
+        derivation.enqueue(received.sha256, verified.content_type, original_key, display_key, small_key,
+                           made=verified.derived is not None)
     except BaseException:
         discard_blobs(written)
         raise
@@ -287,23 +298,48 @@ def _replay(existing: Photo, permit: Permit, received: Received) -> tuple[Photo,
                    errors={"id": ["Taken by other bytes or another permit."]})
 
 
-def derive_image(received: Received) -> imaging.Derived:
-    """Read the image and make its thumbnails: the slow, memory-hungry part of an upload. Call it
-    with no database transaction open (on SQLite a transaction holds the write lock, and every other
-    request would wait for the decode), within one of this process's IMAGE_WORKERS slots and inside
-    the MAX_IMAGE_DECODE_BYTES budget."""
+@dataclass
+class Verified:
+    """An upload's image as verified at the door, with its thumbnails when they were made inline
+    (PHOTO_DERIVE_INLINE)."""
+
+    image: imaging.Inspected
+    derived: imaging.Derived | None = None
+
+    @property
+    def content_type(self) -> str:
+        return self.image.content_type
+
+    def cleanup(self) -> None:
+        if self.derived is not None:
+            self.derived.cleanup()
+
+
+def read_image(received: Received) -> Verified:
+    """Verify the image without decoding its pixels (imaging.inspect: 422 image_invalid or
+    image_too_large, 415 never: the type comes from the bytes). With PHOTO_DERIVE_INLINE its
+    thumbnails are also made here, the slow, memory-hungry part, within one of this process's
+    IMAGE_WORKERS slots. Call it with no database transaction open (on SQLite a transaction holds
+    the write lock, and every other request would wait)."""
     config = current_app.config
+    image = imaging.inspect(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
+                            max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], default_tz=_site_zone())
+    if not derivation.inline():
+        return Verified(image)
+    # Decoded before the answer, pixels that do not decode refuse the upload (422 image_invalid) and
+    # nothing is kept; the worker, which decodes after the answer, marks the photo failed instead.
     with imaging.slot(config["IMAGE_WORKERS"], config["IMAGE_WAIT_SECONDS"]):
-        return imaging.derive(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
-                              max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], work_dir=temp_dir(),
-                              default_tz=_site_zone())
+        derived = imaging.derive(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
+                                 max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], work_dir=temp_dir(),
+                                 default_tz=_site_zone())
+    return Verified(image, derived)
 
 
 def ingest_received(user, photo_id: str, meta: dict[str, Any], received: Received,
-                    expected_sha256: str, derived: imaging.Derived | None = None) -> tuple[Photo, bool]:
-    """Verify, read and store an uploaded photo. Returns (photo, created); the same id with the same
+                    expected_sha256: str, derived: Verified | None = None) -> tuple[Photo, bool]:
+    """Verify and store an uploaded photo. Returns (photo, created); the same id with the same
     bytes again is (existing, False); with other bytes 409. Nothing is stored when anything fails.
-    `derived` is the image already read by derive_image (outside any transaction); without it the
+    `derived` is the image already verified by read_image (outside any transaction); without it the
     image is read here."""
     try:
         if received.sha256 != expected_sha256:
@@ -316,19 +352,19 @@ def ingest_received(user, photo_id: str, meta: dict[str, Any], received: Receive
         # Again here: a tus upload was checked when it started, and its parent may have been locked since.
         parents.check_attach(user, permit, meta.get("parent_type"), meta.get("parent_id"))
         if derived is None:
-            derived = derive_image(received)
+            derived = read_image(received)
     except BaseException:
         if derived is not None:
             derived.cleanup()
         raise
     try:
-        photo = _new_photo(user, photo_id, permit, meta, received, derived)
+        photo = _new_photo(user, photo_id, permit, meta, received, derived.image)
         try:
             with db.session.begin_nested():
                 db.session.add(photo)
         except IntegrityError:
             raise Conflict("Another upload of this photo id is being saved; send it again.") from None
-        written = _store(photo, received, derived)
+        written = store_blobs(received, derived, photo.original_key, photo.display_key, photo.small_key)
         try:
             audit.record("photo.create", "photo", photo.id,
                          {"sha256": photo.sha256, "bytes": photo.bytes, "content_type": photo.content_type,

@@ -6,13 +6,13 @@ MAX_UPLOAD_BYTES each and TEXT_BYTES of text, with no database transaction open:
 poor connection holds no lock and no connection. Only then are its fields and files parsed, from the
 spool, each file into a temporary file of its own.
 
-Each photo is read by the photo domain's hardened decoder (photos/imaging.py through derive_image: the
-type from its bytes, JPEG/PNG/WebP/HEIC only, the pixel limit from the header before any pixel is
-decoded, the decoding-memory budget, one of IMAGE_WORKERS slots), all of them before anything is
-written, so a hostile or broken photo refuses the report whole and leaves nothing behind. The original
-is kept byte for byte (content-addressed, as staff's photos are) with its EXIF time and GPS read into
-its row for staff; the display and small derivatives carry no metadata at all. Only supervisors ever
-read any of them (routes_queue.py).
+Each photo is verified by the photo domain's hardened reader (photos/imaging.py through read_image: the
+type from its bytes, JPEG/PNG/WebP/HEIC only, the pixel limit from the header, the decoding-memory
+budget, a whole container; no pixel decoded), all of them before anything is written, so a hostile or
+broken photo refuses the report whole and leaves nothing behind. The original is kept byte for byte
+(content-addressed, as staff's photos are) with its EXIF time and GPS read into its row for staff; the
+display and small derivatives, which carry no metadata at all, are made afterwards by the photo worker
+(photos/derivation.py), as for staff's photos. Only supervisors ever read any of them (routes_queue.py).
 """
 from __future__ import annotations
 
@@ -26,9 +26,8 @@ from werkzeug.formparser import FormDataParser
 
 from ..errors import ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 from ..extensions import db
-from ..photos.imaging import Derived
-from ..photos.services import derive_image, discard_blobs
-from ..storage import blob_key, get_storage
+from ..photos.services import Verified, discard_blobs, read_image, store_blobs
+from ..storage import blob_key
 from ..uploads import HEAD_BYTES, TEMP_PREFIX, Received, receive_to_tempfile, temp_dir
 from .models import PublicReport, PublicReportPhoto
 from .rules import MAX_PHOTOS
@@ -125,30 +124,31 @@ def _received(storage: FileStorage) -> Received:
     return Received(path=Path(stream.name), sha256=digest, size=size, head=head, digests={"sha256": digest})
 
 
-def read_photos(photos: list[Received]) -> list[Derived]:
-    """Verify every photo and make its derivatives (call with no transaction open): all or none, so one
-    hostile photo refuses the report before anything is written."""
-    derived: list[Derived] = []
+def read_photos(photos: list[Received]) -> list[Verified]:
+    """Verify every photo (call with no transaction open): all or none, so one hostile photo refuses
+    the report before anything is written."""
+    derived: list[Verified] = []
     try:
         for received in photos:
-            derived.append(derive_image(received))
+            derived.append(read_image(received))
     except BaseException:
         cleanup(derived)
         raise
     return derived
 
 
-def cleanup(derived: list[Derived]) -> None:
+def cleanup(derived: list[Verified]) -> None:
     for item in derived:
         item.cleanup()
 
 
-def store_photos(report: PublicReport, photos: list[Received], derived: list[Derived]) -> list[str]:
-    """Add the photos' rows to `report` and put their blobs; returns the keys this call wrote, for the
-    caller to discard should the report not be saved after all."""
-    store, written = get_storage(), []
+def store_photos(report: PublicReport, photos: list[Received], derived: list[Verified]) -> list[str]:
+    """Add the photos' rows to `report`, put their originals and queue their thumbnails; returns the
+    keys this call wrote, for the caller to discard should the report not be saved after all."""
+    written: list[str] = []
     try:
-        for position, (received, made) in enumerate(zip(photos, derived), start=1):
+        for position, (received, verified) in enumerate(zip(photos, derived), start=1):
+            made = verified.image
             gps = made.exif.gps or {}
             photo = PublicReportPhoto(
                 report_id=report.id, position=position, sha256=received.sha256, content_type=made.content_type,
@@ -156,12 +156,7 @@ def store_photos(report: PublicReport, photos: list[Received], derived: list[Der
                 exif_lat=gps.get("lat"), exif_lon=gps.get("lon"), original_key=blob_key(received.sha256),
                 display_key=blob_key(received.sha256, ".display.jpg"), small_key=blob_key(received.sha256, ".small.jpg"))
             db.session.add(photo)
-            # The spooled file and the derivatives are this request's own, never written again.
-            for path, key, kind in ((received.path, photo.original_key, photo.content_type),
-                                    (made.display_path, photo.display_key, "image/jpeg"),
-                                    (made.small_path, photo.small_key, "image/jpeg")):
-                if store.put_file(path, key, kind, owned=True):
-                    written.append(key)
+            written += store_blobs(received, verified, photo.original_key, photo.display_key, photo.small_key)
         db.session.flush()
     except BaseException:
         discard_blobs(written)

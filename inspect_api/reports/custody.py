@@ -13,13 +13,12 @@ from .. import clock, renditions
 from ..errors import NotFound
 from ..extensions import db
 from ..permits.models import Permit
-from ..photos import parents as photo_parents
+from ..photos import derivation as photo_derivation, parents as photo_parents
 from ..photos.models import Photo
 from ..sampling import rules as sampling_rules
 from ..sampling.models import Sample
 from ..sampling.services import get_sample
 from ..sampling.units import PARAMETERS
-from ..storage import get_storage
 from . import custody_pdf
 
 log = logging.getLogger(__name__)
@@ -98,15 +97,17 @@ def _signatures(sample: Sample) -> dict[str, Photo]:
 
 def _transfers(sample: Sample, signatures: dict[str, Photo]) -> tuple[list[custody_pdf.TransferEntry], bool]:
     """The hand-overs with their signature thumbnails, and whether every signature that arrived was read."""
-    store, entries, complete = get_storage(), [], True
+    entries, complete = [], True
     for number, transfer in enumerate(sample.chain_of_custody or [], start=1):
         photo_id = transfer.get("signature_photo_id")
         photo = signatures.get(str(photo_id)) if photo_id else None
         data, note = None, "no signature" if not photo_id else "signature not yet uploaded"
         if photo is not None:
             try:
-                with store.open(photo.small_key) as handle:
-                    data = handle.read()
+                # Made from the original before the worker made the thumbnail (the form is then not kept).
+                data, stored = photo_derivation.thumbnail_bytes(photo.sha256, photo.original_key, "small",
+                                                                photo.small_key)
+                complete = complete and stored
             except Exception:  # the record arrived but its bytes did not (yet): not kept as the form
                 log.warning("signature %s of sample %s unreadable", photo.id, sample.id, exc_info=True)
                 complete, note = False, "signature not yet readable"

@@ -20,12 +20,11 @@ from ..inspections.models import Finding, Inspection
 from ..inspections.services import get_inspection
 from ..permits.access import get_visible_permit
 from ..permits.models import Permit
-from ..photos import annotations as photo_annotations, parents as photo_parents
+from ..photos import annotations as photo_annotations, derivation as photo_derivation, parents as photo_parents
 from ..photos.models import Photo, PhotoAnnotation
 from ..sampling import exceedances, levels, rules as sampling_rules
 from ..sampling.models import Sample
 from ..sampling.services import visible_samples
-from ..storage import get_storage
 from . import pdf
 from .timeline import permit_timeline
 
@@ -243,17 +242,20 @@ def _thumbnails(photos: list[tuple[str, str, Photo | None]],
     """The photo entries with their thumbnails read from the store (and the annotated image of a photo
     with markup), and whether every photo that arrived could be read (a report missing one is
     answered, and not kept as the report)."""
-    store = get_storage()
     entries, complete = [], True
     for photo_id, caption, photo in photos:
         data = annotated = note = None
         if photo is not None:
             try:
-                with store.open(photo.small_key) as handle:
-                    data = handle.read()
+                # Before the worker made the thumbnail it is made here from the original, and the
+                # report is answered but not kept (made again once the stored thumbnail exists).
+                data, stored = photo_derivation.thumbnail_bytes(photo.sha256, photo.original_key, "small",
+                                                                photo.small_key)
+                complete = complete and stored
                 if photo.id in markup:
                     note = _markup_note(photo, markup[photo.id])
-                    annotated = photo_annotations.render_annotated(photo, markup[photo.id], max_side=MARKED_UP_SIDE)
+                    drawn = photo_annotations.render_annotated(photo, markup[photo.id], max_side=MARKED_UP_SIDE)
+                    annotated, complete = drawn.data, complete and drawn.keep
             except Exception:  # the record arrived but its bytes did not (yet): shown as pending
                 log.warning("thumbnail %s of photo %s unreadable", photo.small_key, photo_id, exc_info=True)
                 complete = False

@@ -122,8 +122,16 @@ def test_renditions_are_keyed_on_the_audience(inspected, factory, client, monkey
 
 def test_a_report_missing_a_thumbnail_is_answered_and_not_kept(inspected, client, monkeypatch):
     calls = _count_renders(monkeypatch)
-    get_storage().delete(db.session.get(Photo, inspected.uploaded).small_key)
+    photo = db.session.get(Photo, inspected.uploaded)
+    get_storage().delete(photo.small_key)
+    # The thumbnail is made from the original for this answer (as before the worker made it), and the
+    # report is not kept: the next request renders again.
     first = client.get(_url(inspected), headers=inspected.headers)
-    assert first.status_code == 200 and f"Photo {inspected.uploaded}" in pdf_text(first.data)
+    assert first.status_code == 200 and f"Photo {inspected.uploaded}" not in pdf_text(first.data)
     again = client.get(_url(inspected), headers=inspected.headers)
     assert again.status_code == 200 and len(calls) == 2
+    # Without the original either, the photo is shown as pending, and still nothing is kept.
+    get_storage().delete(photo.original_key)
+    third = client.get(_url(inspected), headers=inspected.headers)
+    assert third.status_code == 200 and f"Photo {inspected.uploaded}" in pdf_text(third.data)
+    assert "pending upload" in pdf_text(third.data) and len(calls) == 3

@@ -2,8 +2,9 @@
 // who uploaded it and when): the address e-mailed notices link to for each finding's photo. The bytes
 // need the sign-in, so they are fetched here, never opened as a bare API address.
 import { h, mount, banner } from "../dom.js";
-import { api, listAll, raw, plain } from "../api.js";
+import { api, listAll, plain } from "../api.js";
 import { photoFacts } from "../ui/photos.js";
+import { thumbnailLater, thumbnailOnce } from "../ui/photo_urls.js";
 import { fetchedLink } from "../ui/files.js";
 
 export async function photoScreen(main, { id }) {
@@ -18,10 +19,23 @@ export async function photoScreen(main, { id }) {
     return;
   }
   const img = h("img.large", { alt: `Photo taken ${photo.taken_at || photo.captured_at || ""}`.trim(), width: photo.width, height: photo.height });
-  raw(`/api/v1/photos/${encodeURIComponent(id)}/thumbnail?size=display`).then((r) => r.blob()).then((blob) => {
+  const show = (blob) => {
     const url = URL.createObjectURL(blob);
     urls.push(url);
     img.src = url;
+  };
+  const processing = h("p.hint", { hidden: true, dataset: { test: "photo-processing" } }, "Processing…");
+  // Until the server has made the display image (202), the original stands in (a placeholder for HEIC),
+  // and the display image replaces it once it arrives.
+  thumbnailOnce(id, "display").then(async (first) => {
+    if (first.blob) show(first.blob);
+    else if (first.final) img.alt = "The photo cannot be shown here; the original can be saved below.";
+    if (first.final) return;
+    processing.hidden = false;
+    processing.textContent = first.blob ? "Showing the original while the server makes its display image…" : "Processing…";
+    const later = await thumbnailLater(id, "display", first.retryAfter);
+    processing.hidden = true;
+    if (later) show(later);
   }).catch(() => { img.alt = "The photo could not be fetched."; });
   // The viewer (loaded on first use): large, zoomable, with the markup and the other photos of its record.
   const open = async (e) => {
@@ -33,7 +47,7 @@ export async function photoScreen(main, { id }) {
     openViewer(ids, ids.indexOf(id), { opener });
   };
   mount(main, back, h("h1", "Photo"),
-    h("figure.photo-large", { dataset: { photo: id } }, img, h("figcaption", photoFacts(photo))),
+    h("figure.photo-large", { dataset: { photo: id } }, img, processing, h("figcaption", photoFacts(photo))),
     h("div.actions", h("button.primary", { type: "button", dataset: { test: "open-viewer" }, onclick: open }, "Open in the viewer (zoom, markup)"),
       fetchedLink(`/api/v1/photos/${encodeURIComponent(id)}/original`, "The original, as taken",
       `photo-${id}.${(photo.content_type || "image/jpeg").split("/")[1]}`, urls, { test: "original" })));

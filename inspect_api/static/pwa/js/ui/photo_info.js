@@ -7,7 +7,7 @@ import * as outbox from "../outbox.js";
 import * as store from "../store.js";
 import { api, raw } from "../api.js";
 import { distanceM } from "../geo.js";
-import { distanceWords, photoUrl } from "./photo_urls.js";
+import { distanceWords, photoUrl, thumbnailOnce } from "./photo_urls.js";
 import { readExif } from "./exif.js";
 
 // The server's default for "far from the site" (PHOTO_FAR_FROM_SITE_M): used only until the photo is
@@ -56,7 +56,10 @@ export async function imageUrl(info, owned) {
     owned.push(url);
     return url;
   }
-  const blob = await raw(`/api/v1/photos/${encodeURIComponent(info.id)}/thumbnail?size=display`).then((r) => r.blob()).catch(() => null);
+  // While the server is still making the display image, the original stands in (the markup is drawn in
+  // fractions of the image, so any size fits); for HEIC the small image the list showed, if any.
+  const first = await thumbnailOnce(info.id, "display").catch(() => null);
+  const blob = first ? first.blob : null;
   if (!blob) return photoUrl(info.id);
   const url = URL.createObjectURL(blob);
   owned.push(url);

@@ -17,12 +17,25 @@ export function thumb(photoId, caption) {
   const open = h("button.photo-open", { type: "button", "aria-label": `Open ${caption || "the photo"} in the viewer`,
     onclick: (e) => openFrom(e.currentTarget, photoId) }, img);
   const figure = h("figure.photo", { dataset: { photo: photoId } }, open, note);
-  photoUrl(photoId).then(async (url) => {
-    if (url) img.src = url;
-    const waiting = await outbox.photoBytes(photoId);
-    note.textContent = waiting ? "On device, not sent yet" : url ? "Uploaded" : "Not available offline";
-    if (await hasMarkup(photoId)) markThumbs(photoId, true);
-  });
+  let processing = false;
+  const ready = (url) => {
+    img.src = url;
+    note.textContent = "Uploaded";
+    delete figure.dataset.processing;
+  };
+  photoUrl(photoId, { onProcessing: () => { processing = true; figure.dataset.processing = "yes"; }, onReady: ready })
+    .then(async (url) => {
+      const came = processing && !figure.dataset.processing;  // the thumbnail itself arrived already
+      if (url && !came) img.src = url;
+      const waiting = await outbox.photoBytes(photoId);
+      // The server answers an upload before its thumbnails exist: the original stands in meanwhile,
+      // or nothing for HEIC, which browsers cannot show.
+      if (figure.dataset.processing || !came) {
+        note.textContent = waiting ? "On device, not sent yet"
+          : processing ? (url ? "Uploaded · thumbnail being made" : "Processing…") : url ? "Uploaded" : "Not available offline";
+      }
+      if (await hasMarkup(photoId)) markThumbs(photoId, true);
+    });
   return figure;
 }
 
