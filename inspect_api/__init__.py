@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import audit, changes, numbering, openapi, questions, signals  # noqa: F401  (audit, changes, numbering: tables of the core)
+from . import audit, changes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers

@@ -167,8 +167,10 @@ class World:
                 "sent_on": (today - timedelta(days=58)).isoformat(),
                 "received_on": (today - timedelta(days=55)).isoformat()}]})
         self.call("s", "GET", f"/cost-recoveries/{recovery['id']}/lien-certificate.pdf", expect=200)
-        [kept] = self.call("s", "GET", f"/cost-recoveries/{recovery['id']}", expect=200)["lien_certificates"]
+        noticed = self.call("s", "GET", f"/cost-recoveries/{recovery['id']}", expect=200)
+        [kept] = noticed["lien_certificates"]
         self.record("lien_certificate", kept)
+        self.record("cost_notice", noticed["recipients"][0])
         self.record("violation", self.call("s", "POST", "/violations", json={
             "permit_id": pid, "provision_kind": "permit_condition", "condition_id": self.ids["condition"],
             "first_observed_on": (today - timedelta(days=15)).isoformat()}))

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select, select
 
 from .. import clock
-from .. import audit, signals
+from .. import audit, renditions, signals
 from ..auth.models import User
 from ..enforcement.closeout import open_enforcement
 from ..errors import Conflict, NotFound
@@ -18,6 +18,7 @@ from . import rules
 from .common import require_supervisor
 from ..numbering import next_sequence
 from .models import Certificate, CompletionNotice, FinalReport
+from .pdf import certificate_pdf
 from .schemas import CompletionCertificateSchema
 
 LEVEL_TITLES = {rules.ADMIN_REVIEW: "Administrative Land Disturbance Review",
@@ -99,8 +100,21 @@ def issue_certificate(user, permit_id: str, remarks: str | None = None) -> Certi
     audit.record("certificate.issue", "certificate", cert.id, {"number": number, "basis_id": basis.id},
                  actor=user, permit_id=permit.id)
     close_permit(permit, user)
+    issued_certificate(cert)  # signed and stored now: what every download and the e-mailed copy serve
     signals.certificate_issued.send(cert, permit=permit, actor=user)  # the certificate, attached, is sent
     return cert
+
+
+def issued_certificate(cert: Certificate) -> renditions.IssuedDocument:
+    """The certificate's document as issued (signed when the Town has a key); one issued before documents
+    were stored here is issued on first request, from the facts kept when it was issued."""
+    return renditions.issued("certificate", cert.id, lambda note: certificate_pdf(cert, note=note),
+                             permit_id=cert.permit_id)
+
+
+def certificate_document(cert: Certificate) -> bytes:
+    """The bytes of the certificate as issued: the download and the e-mailed copy."""
+    return renditions.issued_bytes(issued_certificate(cert))
 
 
 def list_certificates(user, permit_id: str | None = None) -> list[dict[str, Any]]:

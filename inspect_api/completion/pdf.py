@@ -14,8 +14,9 @@ OM_CONTINUES = ("Completion does not end the owner's obligations: the stormwater
                 "maintenance (O&M) plan, and a failure to do so remains a violation of the bylaw (§C).")
 
 
-def certificate_pdf(cert: Any) -> bytes:
-    """Render `cert` (number, issued_on, basis_type, remarks, snapshot) to PDF bytes."""
+def certificate_pdf(cert: Any, note: str | None = None) -> bytes:
+    """Render `cert` (number, issued_on, basis_type, remarks, snapshot) to PDF bytes; `note`, the line
+    about its digital signature (renditions.signature_note()), is printed last when given."""
     facts = cert.snapshot or {}
     s = pdf.styles()
     width = pdf.text_width()
@@ -47,4 +48,6 @@ def certificate_pdf(cert: Any) -> bytes:
     if cert.remarks:
         story += [pdf.spacer(8), *pdf.text(f"Remarks: {cert.remarks}", s.small)]
     story += [pdf.spacer(24), pdf.signature_block(facts.get("issued_by_name"), f"for the {pdf.AUTHORITY}", s, width)]
+    if note:
+        story += [pdf.spacer(10), pdf.p(note, s.small)]
     return pdf.render(story, title=f"Certificate of Completion {cert.number}", subject="Certificate of completion")

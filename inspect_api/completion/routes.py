@@ -1,15 +1,14 @@
 """Completion notices (R-F1) and certificates of completion (R-F3); final reports live in routes_reports."""
 from __future__ import annotations
 
-from flask import Response
 from flask.views import MethodView
 
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
-from .. import paging
+from .. import paging, renditions
+from ..database import writes
 from ..records import expected_version, versioned
 from . import certificates, services
-from .pdf import certificate_pdf
 from .routes_reports import blp as report_blp
 from .schemas import (CloseoutReviewSchema, CompletionCertificateQuerySchema, CompletionCertificateRequestSchema,
                       CompletionCertificateSchema, CompletionNoticeCreateSchema, CompletionNoticeQuerySchema,
@@ -105,11 +104,13 @@ def list_certificates(args):
 @blp.route("/certificates/<record:certificate_id>.pdf")
 @login_required
 @blp.doc(responses=PDF_RESPONSE)
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the document as issued")
+@writes
 def certificate_document(certificate_id):
-    """The certificate of completion as a PDF"""
+    """The certificate of completion as a PDF: the document as issued (signed when the Town has a signing
+    key), the same bytes every time and in the e-mailed copy; its SHA-256 is the ETag"""
     cert = certificates.get_certificate(current_user, certificate_id)
-    return Response(certificate_pdf(cert), mimetype="application/pdf", headers={
-        "Content-Disposition": f'inline; filename="{cert.number}.pdf"', "X-Content-Type-Options": "nosniff"})
+    return renditions.issued_response(certificates.issued_certificate(cert), filename=f"{cert.number}.pdf")
 
 
 @blp.route("/certificates/<record:certificate_id>")

@@ -7,9 +7,6 @@ statement and may file a protest as a recipient of the notice.
 """
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from datetime import date
 from decimal import Decimal
 from typing import Any, Iterable
@@ -18,9 +15,10 @@ from sqlalchemy import Select, inspect as sa_inspect, select
 from sqlalchemy.orm.attributes import set_committed_value
 from flask import current_app
 
-from .. import audit, clock, signals
+from .. import audit, clock, renditions, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
+from ..db import new_id
 from ..extensions import db
 from ..permits.access import visible_permit_ids
 from ..paging import page_query
@@ -29,13 +27,13 @@ from . import rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery, LienCertificate, Order
 from .services import change_status, get_order, require_supervisor
 from ..permits.models import Party, Permit
-from .notices_pdf import lien_certificate_pdf
+from .notices_pdf import cost_notice_pdf, lien_certificate_pdf
 from .schemas import CostRecoverySchema
-from ..storage import blob_key, get_storage
-from ..uploads import temp_dir
+from ..storage import get_storage
 
 RECIPIENT_FIELDS = ("party_id", "role", "name", "mailing_address", "method", "sent_on", "received_on")
 COURT_FIELDS = ("court_decision_on", "court_amount", "court_case_note")
+LIEN_KIND, COST_NOTICE_KIND = "lien-certificate", "cost-notice"
 
 
 def visible_cost_recoveries(user) -> Select:
@@ -264,6 +262,8 @@ def update_cost_recovery(user, record: CostRecovery, data: dict[str, Any],
     record = _save(user, record, before, "cost_recovery.update")
     # R-O3: a recipient whose notice is now recorded as sent is sent it by e-mail too, once.
     newly_sent = [n for n in record.recipients if n.sent_on and sent_before.get(n.id) is None]
+    for notice in newly_sent:  # each recipient's notice is issued (signed, stored) as it is sent
+        issued_cost_notice(record, notice)
     if newly_sent:
         signals.costs_notified.send(record, notices=newly_sent, actor=user)
     return record
@@ -476,31 +476,19 @@ def lien_certificate(user, record: CostRecovery, on: date | None = None) -> Lien
     permit = db.session.get(Permit, record.permit_id)
     owners = list(db.session.scalars(select(Party).where(Party.permit_id == record.permit_id, Party.role == "owner")
                                      .order_by(Party.created_at)))
-    data = lien_certificate_pdf(record, permit, record.order, owners, today, on)
-    sha256, key = _store_pdf(data)
-    cert = LienCertificate(cost_recovery_id=record.id, lien_on=today["lien_on"], lien_amount=today["lien_amount"],
-                           produced_on=on, produced_by=user.id, sha256=sha256, storage_key=key)
+    cert_id = new_id()
+    doc = renditions.issued(LIEN_KIND, cert_id, lambda note: lien_certificate_pdf(
+        record, permit, record.order, owners, today, on, note=note), permit_id=record.permit_id)
+    sha256 = doc.sha256
+    cert = LienCertificate(id=cert_id, cost_recovery_id=record.id, lien_on=today["lien_on"],
+                           lien_amount=today["lien_amount"], produced_on=on, produced_by=user.id, sha256=sha256,
+                           storage_key=doc.blob_name)
     record.lien_certificates.append(cert)
     db.session.flush()
     audit.record("cost_recovery.lien_certificate", "cost_recovery", record.id,
                  {"certificate_id": cert.id, "lien_on": cert.lien_on, "lien_amount": cert.lien_amount,
                   "sha256": sha256}, actor=user, permit_id=record.permit_id)
     return cert
-
-
-def _store_pdf(data: bytes) -> tuple[str, str]:
-    """Keep a produced PDF in the blob store under its SHA-256 (content-addressed, like documents)."""
-    sha256 = hashlib.sha256(data).hexdigest()
-    key = blob_key(sha256, ".pdf")
-    handle, path = tempfile.mkstemp(suffix=".pdf", dir=str(temp_dir()))
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        get_storage().put_file(path, key, "application/pdf", owned=True)
-    finally:
-        if os.path.exists(path):
-            os.unlink(path)
-    return sha256, key
 
 
 def get_lien_certificate(record: CostRecovery, certificate_id: str) -> LienCertificate:
@@ -510,7 +498,42 @@ def get_lien_certificate(record: CostRecovery, certificate_id: str) -> LienCerti
     return cert
 
 
-def lien_certificate_bytes(cert: LienCertificate) -> bytes:
-    """The certificate's PDF as it was produced."""
+def issued_lien_certificate(record: CostRecovery, cert: LienCertificate) -> renditions.IssuedDocument:
+    """The certificate's document as issued. One produced before documents were recorded as issued is
+    recorded now, its stored bytes unchanged (unsigned): they are what was handed to the Collector."""
+    doc = renditions.latest_issued(LIEN_KIND, cert.id)
+    if doc is not None:
+        return doc
     with get_storage().open(cert.storage_key) as handle:
-        return handle.read()
+        data = handle.read()
+    return renditions.adopt(LIEN_KIND, cert.id, cert.storage_key, data, permit_id=record.permit_id)
+
+
+def lien_certificate_bytes(record: CostRecovery, cert: LienCertificate) -> bytes:
+    """The certificate's PDF as it was produced."""
+    return renditions.issued_bytes(issued_lien_certificate(record, cert))
+
+
+def get_cost_notice(record: CostRecovery, notice_id: str) -> CostNotice:
+    notice = next((n for n in record.recipients if n.id == str(notice_id)), None)
+    if notice is None:
+        raise NotFound("No such recipient on this cost recovery.")
+    return notice
+
+
+def issued_cost_notice(record: CostRecovery, notice: CostNotice) -> renditions.IssuedDocument:
+    """R-O3: the notice of costs to one recipient as issued when it was recorded as sent (signed when the
+    Town has a key); one sent before documents were stored here is issued on first request."""
+    if notice.sent_on is None:
+        raise Conflict(f"No notice of costs has been sent to {notice.name} yet.", error="notice_not_sent")
+
+    def render(note: str) -> bytes:
+        permit = db.session.get(Permit, record.permit_id)
+        return cost_notice_pdf(record, notice, permit, record.order, list(record.items), costs_total(record),
+                               note=note)
+    return renditions.issued(COST_NOTICE_KIND, notice.id, render, permit_id=record.permit_id)
+
+
+def cost_notice_document(record: CostRecovery, notice: CostNotice) -> bytes:
+    """The bytes of the recipient's notice of costs as issued: the download and the e-mailed copy."""
+    return renditions.issued_bytes(issued_cost_notice(record, notice))

@@ -16,9 +16,15 @@ from . import rules
 ORDINALS = {1: "first", 2: "second", 3: "third"}
 
 
-def citation_pdf(citation: Any, permit: Any, violation: Any, issuer: Any, pay_to: str, court: str) -> bytes:
+def _note(note: str | None, s: Any) -> list[Any]:
+    return [pdf.spacer(10), pdf.p(note, s.small)] if note else []
+
+
+def citation_pdf(citation: Any, permit: Any, violation: Any, issuer: Any, pay_to: str, court: str,
+                 note: str | None = None) -> bytes:
     """`pay_to` and `court` are configuration (CITATION_PAY_TO, CITATION_COURT): where the Town takes
-    payment and which court hears a contested citation."""
+    payment and which court hears a contested citation. `note`: the line about the document's digital
+    signature (renditions.signature_note()), printed last when given (so in each document below)."""
     s = pdf.styles()
     width = pdf.text_width()
     respond_by = rules.citation_respond_by(citation.delivered_on)
@@ -50,13 +56,14 @@ def citation_pdf(citation: Any, permit: Any, violation: Any, issuer: Any, pay_to
         pdf.pairs(rows, s, width, label_width=1.7 * pdf.inch), pdf.spacer(8),
         pdf.p("How to pay or contest", s.heading), pdf.p(how, s.body), pdf.spacer(10),
         pdf.signature_block(getattr(issuer, "name", None), f"Issuing officer, {pdf.TOWN} {pdf.AUTHORITY}", s, width),
+        *_note(note, s),
     ]
     return pdf.render(story, title=f"Citation {citation.number}", subject="Non-criminal citation",
                       footer=f"{pdf.TOWN} \u00b7 Citation {citation.number}")
 
 
 def lien_certificate_pdf(record: Any, permit: Any, order: Any, owners: list[Any], statement: dict[str, Any],
-                         on: date) -> bytes:
+                         on: date, note: str | None = None) -> bytes:
     """R-O3: the notice of special assessment to the Collector, once the lien has attached."""
     s = pdf.styles()
     width = pdf.text_width()
@@ -86,13 +93,14 @@ def lien_certificate_pdf(record: Any, permit: Any, order: Any, owners: list[Any]
         pdf.p("Lien Certificate", s.title), pdf.p("Notice of special assessment to the Collector", s.subtitle),
         pdf.spacer(8), pdf.pairs(rows, s, width, label_width=2.2 * pdf.inch), pdf.spacer(8),
         pdf.p(text, s.body), pdf.spacer(16),
-        pdf.signature_block(None, f"for the {pdf.AUTHORITY}", s, width),
+        pdf.signature_block(None, f"for the {pdf.AUTHORITY}", s, width), *_note(note, s),
     ]
     return pdf.render(story, title=f"Lien certificate {getattr(permit, 'number', '')}", subject="Lien certificate",
                       footer=f"{pdf.TOWN} \u00b7 Cost recovery {record.id}")
 
 
-def cost_notice_pdf(record: Any, notice: Any, permit: Any, order: Any, items: list[Any], total: Any) -> bytes:
+def cost_notice_pdf(record: Any, notice: Any, permit: Any, order: Any, items: list[Any], total: Any,
+                    note: str | None = None) -> bytes:
     """R-O3 (§B(3)): the notice of costs to one recipient, the violator or the owner: the Town's costs
     with administrative costs, itemised, and the recipient's 30 days from receipt to protest."""
     s = pdf.styles()
@@ -124,7 +132,7 @@ def cost_notice_pdf(record: Any, notice: Any, permit: Any, order: Any, items: li
         pdf.spacer(8), pdf.pairs(rows, s, width, label_width=2.0 * pdf.inch), pdf.spacer(8),
         pdf.p("Costs incurred by the Town", s.heading), table, pdf.spacer(8),
         pdf.p("Your rights and what follows", s.heading), pdf.p(text, s.body), pdf.spacer(16),
-        pdf.signature_block(None, f"for the {pdf.AUTHORITY}", s, width),
+        pdf.signature_block(None, f"for the {pdf.AUTHORITY}", s, width), *_note(note, s),
     ]
     return pdf.render(story, title=f"Notice of costs {getattr(order, 'number', '')}", subject="Notice of costs",
                       footer=f"{pdf.TOWN} \u00b7 Cost recovery {record.id} \u00b7 {notice.name}")

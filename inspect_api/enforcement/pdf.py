@@ -66,7 +66,9 @@ def _violated_lines(order: Any, conditions: dict[str, Any]) -> list[str]:
 
 def order_pdf(order: Any, permit: Any, findings: list[Any], recipients: list[Any] | None = None,
               conditions: dict[str, Any] | None = None, owners: list[Any] | None = None,
-              issuer: Any = None) -> bytes:
+              issuer: Any = None, note: str | None = None) -> bytes:
+    """`note`: the line about the document's digital signature (renditions.signature_note()), printed
+    last when given."""
     s = pdf.styles()
     width = pdf.text_width()
     recipients = recipients or []
@@ -108,6 +110,8 @@ def order_pdf(order: Any, permit: Any, findings: list[Any], recipients: list[Any
               pdf.p(PENALTIES, s.body), pdf.spacer(4), pdf.p(FINALITY, s.warning), pdf.spacer(6),
               pdf.p(_service_line(order), s.small),
               pdf.signature_block(getattr(issuer, "name", None), _issuer_title(order), s, width)]
+    if note:
+        story += [pdf.spacer(10), pdf.p(note, s.small)]
     return pdf.render(story, title=f"Enforcement Order {order.number}", subject="Enforcement order",
                       footer=f"{pdf.TOWN} {pdf.AUTHORITY} \u00b7 Order {order.number} \u00b7 version {order.version}")
 

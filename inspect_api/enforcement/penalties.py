@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from flask import current_app
 
-from .. import audit, clock, signals
+from .. import audit, clock, renditions, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
@@ -210,13 +210,22 @@ def get_citation(user, record_id: str) -> Citation:
     return record
 
 
+def issued_citation(record: Citation) -> renditions.IssuedDocument:
+    """R-P2: the citation as a ticket to hand the violator, as issued when it was written (signed when
+    the Town has a key); a citation written before documents were stored here is issued on first request.
+    Delivery recorded later is kept on the citation, not restated on the ticket handed over."""
+    def render(note: str) -> bytes:
+        permit = db.session.get(Permit, record.permit_id)
+        violation = db.session.get(Violation, record.violation_id)
+        issuer = db.session.get(User, record.created_by) if record.created_by else None
+        return citation_pdf(record, permit, violation, issuer, current_app.config["CITATION_PAY_TO"],
+                            current_app.config["CITATION_COURT"], note=note)
+    return renditions.issued("citation", record.id, render, permit_id=record.permit_id)
+
+
 def citation_document(record: Citation) -> bytes:
-    """R-P2: the citation as a ticket to hand the violator."""
-    permit = db.session.get(Permit, record.permit_id)
-    violation = db.session.get(Violation, record.violation_id)
-    issuer = db.session.get(User, record.created_by) if record.created_by else None
-    return citation_pdf(record, permit, violation, issuer, current_app.config["CITATION_PAY_TO"],
-                        current_app.config["CITATION_COURT"])
+    """The bytes of the citation as issued: the download and the e-mailed copy."""
+    return renditions.issued_bytes(issued_citation(record))
 
 
 def dump_citation(record: Citation) -> dict[str, Any]:
@@ -258,6 +267,7 @@ def create_citation(user, data: dict[str, Any]) -> tuple[Citation, bool]:
     db.session.flush()
     audit.record("citation.create", "citation", record.id, dump_citation(record), actor=user,
                  permit_id=record.permit_id)
+    issued_citation(record)
     signals.citation_created.send(record, actor=user)  # R-P2: the cited person is sent the citation
     return record, True
 

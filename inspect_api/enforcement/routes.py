@@ -1,16 +1,15 @@
 """Orders (R-O1); cost recovery and penalties have their own modules, the Deadlines view is the agenda's."""
 from __future__ import annotations
 
-from flask import Response
 from flask.views import MethodView
 
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
-from .. import paging
+from .. import paging, renditions
+from ..database import writes
 from ..records import expected_version, versioned
 from . import services
 from .routes_costs import blp as cost_blp
-from .pdf import order_pdf
 from .routes_penalties import blp as penalty_blp
 from .schemas import (OrderCreateSchema, OrderListArgs, OrderResponseSchema, OrderSchema, OrderStatusSchema,
                       OrderUpdateSchema)
@@ -89,11 +88,14 @@ def order_response(body, order_id):
 @blp.route("/orders/<record:order_id>.pdf")
 @login_required
 @blp.doc(responses=PDF_RESPONSE)
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the document as issued")
+@writes
 def order_document(order_id):
-    """The order as a PDF to serve on the owner or violator"""
+    """The order as a PDF to serve on the owner or violator: the document as issued (signed when the Town
+    has a signing key), the same bytes every time and in every e-mailed copy; an amended order, its
+    latest issue. The SHA-256 is the ETag."""
     order = services.get_order(current_user, order_id)
-    return Response(order_pdf(order, **services.order_context(order)), mimetype="application/pdf", headers={
-        "Content-Disposition": f'inline; filename="{order.number}.pdf"', "X-Content-Type-Options": "nosniff"})
+    return renditions.issued_response(services.issued_order(order), filename=f"{order.number}.pdf")
 
 
 blueprints = [blp, cost_blp, penalty_blp]

@@ -1,12 +1,11 @@
 """Town-performed abatement and cost recovery (R-O2, R-O3). Money is a two-decimal string."""
 from __future__ import annotations
 
-from flask import Response
 from flask.views import MethodView
 
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
-from .. import paging
+from .. import paging, renditions
 from ..database import writes
 from ..records import expected_version, versioned
 from . import costs
@@ -104,15 +103,15 @@ _PDF = {"200": {"description": "The lien certificate (PDF)",
                 "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}}
 
 
-def _pdf(cert) -> Response:
-    return Response(costs.lien_certificate_bytes(cert), mimetype="application/pdf", headers={
-        "Content-Disposition": f'inline; filename="lien-{cert.cost_recovery_id}-{cert.lien_on.isoformat()}.pdf"',
-        "X-Content-Type-Options": "nosniff", "ETag": f'"{cert.sha256}"'})
+def _pdf(record, cert):
+    return renditions.issued_response(costs.issued_lien_certificate(record, cert),
+                                      filename=f"lien-{cert.cost_recovery_id}-{cert.lien_on.isoformat()}.pdf")
 
 
 @blp.route("/cost-recoveries/<record_id>/lien-certificate.pdf")
 @roles_required("supervisor")
 @blp.doc(responses=_PDF)
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the certificate as issued")
 @blp.alt_response(409, description="`no_lien`: the costs have not become a lien (yet)")
 @writes
 def lien_certificate(record_id):
@@ -122,13 +121,31 @@ def lien_certificate(record_id):
     When the lien date moves, the one produced is kept, marked superseded in `lien_certificates`, and a
     new one states the new date."""
     record = costs.get_cost_recovery(current_user, record_id)
-    return _pdf(costs.lien_certificate(current_user, record))
+    return _pdf(record, costs.lien_certificate(current_user, record))
 
 
 @blp.route("/cost-recoveries/<record_id>/lien-certificates/<certificate_id>.pdf")
 @roles_required("supervisor")
 @blp.doc(responses=_PDF)
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the certificate as issued")
+@writes
 def kept_lien_certificate(record_id, certificate_id):
     """A lien certificate as it was produced, superseded or not (supervisor, R-O3)"""
     record = costs.get_cost_recovery(current_user, record_id)
-    return _pdf(costs.get_lien_certificate(record, certificate_id))
+    return _pdf(record, costs.get_lien_certificate(record, certificate_id))
+
+
+@blp.route("/cost-recoveries/<record_id>/notices/<notice_id>.pdf")
+@login_required
+@blp.doc(responses={"200": {"description": "The notice of costs to one recipient (PDF)",
+                            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the notice as issued")
+@blp.alt_response(409, description="`notice_not_sent`: the recipient's notice is not recorded as sent")
+@writes
+def cost_notice_document(record_id, notice_id):
+    """The notice of costs to one recipient as issued when it was recorded as sent (R-O3): the bytes that
+    recipient was e-mailed, signed when the Town has a signing key; its SHA-256 is the ETag"""
+    record = costs.get_cost_recovery(current_user, record_id)
+    notice = costs.get_cost_notice(record, notice_id)
+    return renditions.issued_response(costs.issued_cost_notice(record, notice),
+                                      filename=f"notice-of-costs-{record.order.number}-{notice.role}.pdf")

@@ -1,12 +1,12 @@
 """Violations, penalty exposure (R-P1), citations and the town's fine schedule (R-P2)."""
 from __future__ import annotations
 
-from flask import Response
 from flask.views import MethodView
 
 from ..http import Blueprint
 from ..auth.permissions import current_user, login_required, roles_required
-from .. import paging
+from .. import paging, renditions
+from ..database import writes
 from ..records import expected_version, versioned
 from . import penalties
 from .schemas_penalties import (CitationCreateSchema, CitationListArgs, CitationSchema, CitationUpdateSchema,
@@ -124,8 +124,11 @@ class CitationItem(MethodView):
 @login_required
 @blp.doc(responses={"200": {"description": "The citation as a ticket (PDF)",
                             "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}})
+@blp.alt_response(304, description="Not modified: the If-None-Match sent names the document as issued")
+@writes
 def citation_document(citation_id):
-    """The §21D citation as a ticket: offence, date, location, fine, how to pay or contest within 21 days"""
+    """The §21D citation as a ticket: offence, date, location, fine, how to pay or contest within 21 days.
+    The document as issued when the citation was written (signed when the Town has a signing key): the
+    same bytes every time and in the e-mailed copy; its SHA-256 is the ETag."""
     record = penalties.get_citation(current_user, citation_id)
-    return Response(penalties.citation_document(record), mimetype="application/pdf", headers={
-        "Content-Disposition": f'inline; filename="{record.number}.pdf"', "X-Content-Type-Options": "nosniff"})
+    return renditions.issued_response(penalties.issued_citation(record), filename=f"{record.number}.pdf")

@@ -14,7 +14,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import selectinload
 from flask import current_app
 
-from .. import audit, clock, signals
+from .. import audit, clock, renditions, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
@@ -26,12 +26,19 @@ from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .models import Order, OrderEvent
+from .pdf import order_pdf
 from ..numbering import next_number
 from .schemas import OrderSchema
 from ..auth.models import User
 
 _dump_schema = OrderSchema()
 TEXT_FIELDS = ("referral_note", "court_case_note")
+DOCUMENT_KIND = "order"
+# What the order's document states of the order itself: an amendment to any of these issues it again
+# (its next revision) and the earlier one stays. Service, status and notes are recorded on the order,
+# not restated on a document already issued.
+STATED_FIELDS = ("kinds", "requirements", "finding_ids", "issued_on", "deadline", "issuer_title", "violated",
+                 "recipient_party_ids")
 
 
 def require_supervisor(user, action: str = "do this") -> None:
@@ -184,6 +191,7 @@ def create_order(user, data: dict[str, Any]) -> tuple[Order, bool]:
     db.session.flush()
     audit.record("order.create", "order", order.id, {"number": order.number, **values}, actor=user,
                  permit_id=permit.id)
+    issued_order(order)  # signed and stored now: what every download and the e-mailed copy serve
     sync_cease_and_desist(permit, user)
     signals.order_issued.send(order, actor=user, only=None)  # §B(3): to the violator and the owner
     return order, True
@@ -207,9 +215,12 @@ def update_order(user, record: Order, data: dict[str, Any], expected_version: in
                                                "violated", "recipient_party_ids")}
     _check_content(permit, {**current, **changes})
     added = [pid for pid in changes.get("recipient_party_ids") or [] if pid not in current["recipient_party_ids"]]
+    restated = any(changes[key] != getattr(record, key) for key in changes if key in STATED_FIELDS)
     for key, value in changes.items():
         setattr(record, key, value)
     _save(user, record, before, "order.update")
+    if restated:  # the amended order is issued again; the one issued before stays
+        renditions.reissue(DOCUMENT_KIND, record.id, _order_render(record), permit_id=record.permit_id)
     sync_cease_and_desist(permit, user)
     if added:  # a party the order is now also addressed to is sent it, as issued to the others
         signals.order_issued.send(record, actor=user, only=added)
@@ -282,6 +293,22 @@ def order_context(record: Order) -> dict[str, Any]:
     issuer = db.session.get(User, record.issued_by) if record.issued_by else None
     return {"permit": permit, "findings": findings, "recipients": recipients, "conditions": conditions,
             "owners": [p for p in parties.values() if p.role == "owner"], "issuer": issuer}
+
+
+def _order_render(record: Order):
+    context = order_context(record)
+    return lambda note: order_pdf(record, **context, note=note)
+
+
+def issued_order(record: Order) -> renditions.IssuedDocument:
+    """The order's document as issued (its latest revision); an order issued before documents were
+    stored here is issued on first request."""
+    return renditions.issued(DOCUMENT_KIND, record.id, _order_render(record), permit_id=record.permit_id)
+
+
+def order_document(record: Order) -> bytes:
+    """The bytes of the order as issued: what the download and every e-mailed copy serve."""
+    return renditions.issued_bytes(issued_order(record))
 
 
 def cease_and_desist_open(permit_id: str, day: date) -> list[str]:

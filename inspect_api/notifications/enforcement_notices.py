@@ -9,10 +9,8 @@ from typing import Any, Iterable
 
 from .. import clock
 from ..enforcement import rules
-from ..enforcement.costs import costs_total
-from ..enforcement.notices_pdf import cost_notice_pdf
-from ..enforcement.pdf import order_pdf
-from ..enforcement.services import order_context
+from ..enforcement.costs import cost_notice_document, costs_total
+from ..enforcement.services import order_context, order_document
 from ..extensions import db
 from ..permits.models import Party, Permit
 from . import outbox
@@ -28,7 +26,7 @@ def order_issued(order: Any, actor: Any = None, only: Iterable[str] | None = Non
     an order is later addressed to more), the order PDF attached."""
     context = order_context(order)
     permit = context["permit"]
-    document = outbox.Attachment(f"{order.number}.pdf", "application/pdf", order_pdf(order, **context))
+    document = outbox.Attachment(f"{order.number}.pdf", "application/pdf", order_document(order))
     written = []
     wanted = set(only) if only is not None else None
     for party in context["recipients"]:
@@ -52,7 +50,7 @@ def cost_notice_sent(record: Any, notices: Iterable[Any], actor: Any = None) -> 
         party = db.session.get(Party, notice.party_id) if notice.party_id else None
         recipient = outbox.Recipient(name=notice.name, email=getattr(party, "email", None), role=notice.role,
                                      party_id=notice.party_id, user_id=getattr(party, "user_id", None))
-        data = cost_notice_pdf(record, notice, permit, order, list(record.items), total)
+        data = cost_notice_document(record, notice)
         written += outbox.enqueue(
             "cost_notice_sent", record, [recipient],
             {"record": record, "order": order, "permit": permit, "costs_total": total,

@@ -16,7 +16,7 @@ from flask import current_app
 from sqlalchemy import select
 
 from ..auth.models import User
-from ..completion.pdf import certificate_pdf
+from ..completion.certificates import certificate_document
 from ..enforcement import rules as enforcement_rules
 from ..enforcement.costs import costs_total
 from ..enforcement.penalties import citation_document
@@ -171,7 +171,7 @@ def citation_written(record: Any, actor: Any) -> list[Any]:
 
 # --- completion (R-F3) and bonds (R-D2, R-D3) --------------------------------------------------------
 def certificate_issued(cert: Any, permit: Any, actor: Any) -> list[Any]:
-    document = outbox.Attachment(f"certificate-{cert.number}.pdf", "application/pdf", certificate_pdf(cert))
+    document = outbox.Attachment(f"certificate-{cert.number}.pdf", "application/pdf", certificate_document(cert))
     return send("certificate_issued", cert, permit_people(permit), {"permit": permit, "certificate": cert},
                 permit_id=permit.id, attachments=[document], actor=actor, record_type="certificate")
 

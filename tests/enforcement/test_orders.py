@@ -106,8 +106,10 @@ def test_applicant_answers_but_cannot_change(client, cast, permit, town_clock):
     assert r.status_code == 403
     from inspect_api.audit import AuditEntry
     trail = db.session.query(AuditEntry).filter_by(record_id=order["id"]).all()
-    # The Town clock is pinned here, so both rows carry the same instant: compare them without an order.
-    assert sorted((e.action, e.actor_id) for e in trail) == [("order.create", cast.supervisor.id),
+    # The Town clock is pinned here, so the rows carry the same instant: compare them without an order.
+    # The order's document was issued (and its hash recorded) as the order was.
+    assert sorted((e.action, e.actor_id) for e in trail) == [("document.issued", cast.supervisor.id),
+                                                             ("order.create", cast.supervisor.id),
                                                              ("order.response", cast.applicant.id)]
 
 

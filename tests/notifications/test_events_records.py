@@ -61,8 +61,6 @@ def test_inspection_without_findings_sends_nothing(factory, client):
 
 
 def test_certificate_is_sent_with_its_pdf_and_bond_release_follows(factory, client):
-    from inspect_api.completion.models import Certificate
-    from inspect_api.completion.pdf import certificate_pdf
     closeout = Closeout(factory, client)
     applicant, headers = factory.as_role("applicant", email="ann@example.org")
     _, sup = factory.as_role("supervisor")
@@ -81,8 +79,10 @@ def test_certificate_is_sent_with_its_pdf_and_bond_release_follows(factory, clie
     assert rows("certificate_issued") == [("ann@example.org", "applicant", "certificate_issued", False, "queued"),
                                           ("owner@example.org", "owner", "certificate_issued", False, "queued")]
     [first, _] = messages("certificate_issued")
-    stored = db.session.get(Certificate, cert["id"])
-    assert first.attachments == [attachment_of(certificate_pdf(stored), f"certificate-{cert['number']}.pdf")]
+    # The attachment is the certificate as issued: the very bytes the download serves.
+    issued = client.get(f"/api/v1/certificates/{cert['id']}.pdf", headers=sup)
+    assert issued.status_code == 200 and issued.data.startswith(b"%PDF")
+    assert first.attachments == [attachment_of(issued.data, f"certificate-{cert['number']}.pdf")]
     assert first.subject == f"Certificate of completion {cert['number']}: {permit.site_address}"
     assert "operation and maintenance obligations" in first.body_text
     r = client.post(f"/api/v1/bonds/{bond['id']}/releases", json={"kind": "partial", "phase_id": done.id},
