@@ -126,12 +126,16 @@ public_report_contacts_erased = _signals.signal("public_report.contacts_erased",
 reports closed PUBLIC_REPORT_CONTACT_DAYS ago were erased (audit `public_report.contact_erase`, one row
 each). Sender: None. Keywords: `report_ids` (the ids of the reports erased).""")
 
+audit_day_sealed = _signals.signal("audit.day_sealed", """A finished day of the audit log was sealed
+(inspect_api/audit_seals.py). Sender: the AuditSeal. Keywords: `fields` (its SEAL_FIELDS plus
+seal_hash, day as an ISO date).""")
+
 # Every one of these tells someone something: a required notice of the bylaw, a security notice, or a
 # message the people of a permit rely on. An app with no receiver for one of them does not start.
 MUST_NOTIFY: tuple[DomainSignal, ...] = (
     permit_moved, exemption_decided, inspection_approved, order_issued, costs_notified, protest_decided,
     citation_created, certificate_issued, bond_released, device_revoked, public_report_received,
-    public_report_triaged,
+    public_report_triaged, audit_day_sealed,
 )
 
 
@@ -148,7 +152,7 @@ def check_receivers() -> None:
                            + " (inspect_api/signals.py MUST_NOTIFY).")
 
 
-__all__ = ["DomainSignal", "MUST_NOTIFY", "bond_released", "certificate_issued", "check_receivers",
+__all__ = ["DomainSignal", "MUST_NOTIFY", "audit_day_sealed", "bond_released", "certificate_issued", "check_receivers",
            "citation_created", "costs_notified", "device_revoked", "exemption_decided", "inspection_approved",
            "is_muted", "muted", "order_issued", "permit_moved", "protest_decided", "public_report_contacts_erased",
            "public_report_received", "public_report_triaged", "unheard"]

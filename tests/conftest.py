@@ -55,7 +55,12 @@ def _schema(database_url):
 
 def _empty_tables() -> None:
     from inspect_api.changes import SyncCounter
+    from inspect_api.audit import MAINTENANCE_SETTING
     with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # The one way past the audit tables' append-only trigger (inspect_api/audit.py): a
+            # setting for this transaction only, which the app's own connections never make.
+            conn.exec_driver_sql(MAINTENANCE_SETTING)
         # DELETE in reverse dependency order: on these small tables it is far faster than TRUNCATE,
         # which rewrites every table's files on PostgreSQL.
         for table in reversed(db.metadata.sorted_tables):

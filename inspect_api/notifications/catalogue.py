@@ -56,6 +56,8 @@ EVENTS: dict[str, Event] = {e.name: e for e in (
     # A resident who reported a problem and left an e-mail (no account, so no preferences): in their language.
     Event("public_report_received", "Your report from the public was received", ()),
     Event("public_report_triaged", "What the Town did about your report", ()),
+    # The audit trail's daily seal, to AUDIT_SEAL_TO outside the system (e.g. the Town Clerk).
+    Event("audit_day_sealed", "A day of the audit trail sealed", (), required=True),
 )}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import signals
-from . import enforcement_notices, events
+from . import audit_seal_mail, enforcement_notices, events
 
 
 def _permit_moved(permit: Any, *, to: str, reason: str | None, actor: Any, **_: Any) -> list[Any]:
@@ -79,6 +79,7 @@ RECEIVERS: dict[signals.DomainSignal, Callable[..., list[Any]]] = {
     signals.device_revoked: _device_revoked,
     signals.public_report_received: _public_report_received,
     signals.public_report_triaged: _public_report_triaged,
+    signals.audit_day_sealed: audit_seal_mail.seal_mailed,
 }
 # Signals that tell no one anything but on which the outbox keeps its own records in step.
 UPKEEP: dict[signals.DomainSignal, Callable[..., Any]] = {

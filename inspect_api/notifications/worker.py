@@ -222,6 +222,12 @@ from . import reminders as _reminders  # noqa: E402
 
 CYCLE_HOOKS.append(_reminders.cycle)
 
+# The audit trail's daily seals (audit_seals.py): each pass seals any finished day not yet sealed (one
+# cheap query when there is none) and notes the seal messages delivered.
+from . import audit_seal_mail as _audit_seal_mail  # noqa: E402
+
+CYCLE_HOOKS.append(_audit_seal_mail.cycle)
+
 
 # Residents' contact details on reports from the public closed PUBLIC_REPORT_CONTACT_DAYS ago are erased on
 # every pass (most passes find none); a failure is logged and tried again next pass, never stopping delivery.
