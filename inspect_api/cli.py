@@ -8,12 +8,13 @@ from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
-from . import create_app, demo
+from . import audit_cli, create_app, demo, signing_cli
 from .auth.models import ROLES
 from .agenda import cli as agenda_cli
 from .auth.services import create_user
 from .errors import ApiError
 from .extensions import db
+from .exports import cli as exports_cli
 from .notifications import cli as notifications_cli
 from .photos import cli as photos_cli
 from .program import cli as program_cli
@@ -74,7 +75,7 @@ def users_create(email: str, role: str, password: str | None, name: str) -> None
 
 
 def _register_domain_commands() -> None:
-    for module in (demo, agenda_cli, notifications_cli, photos_cli, program_cli, public_cli):
+    for module in (audit_cli, demo, agenda_cli, exports_cli, notifications_cli, photos_cli, program_cli, public_cli, signing_cli):
         for command in module.commands:
             main.add_command(command)
 

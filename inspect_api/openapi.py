@@ -184,6 +184,7 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("GET", "/cost-recoveries/{record_id}/statement"): "getCostStatement",
     ("GET", "/cost-recoveries/{record_id}/lien-certificate.pdf"): "getLienCertificatePdf",
     ("GET", "/cost-recoveries/{record_id}/lien-certificates/{certificate_id}.pdf"): "getKeptLienCertificatePdf",
+    ("GET", "/cost-recoveries/{record_id}/notices/{notice_id}.pdf"): "getCostNoticePdf",
     ("GET", "/violations"): "listViolations",
     ("POST", "/violations"): "createViolation",
     ("GET", "/violations/{violation_id}"): "getViolation",
@@ -199,6 +200,7 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     # agenda
     ("GET", "/deadlines"): "listDeadlines",
     # public
+    ("GET", "/public/audit-seals"): "listPublicAuditSeals",
     ("GET", "/public/permits"): "searchPublicPermits",
     ("GET", "/public/permits/{number}"): "getPublicPermit",
     ("POST", "/public/reports"): "submitPublicReport",
@@ -224,6 +226,7 @@ OPERATION_IDS: dict[tuple[str, str], str] = {
     ("GET", "/exports/inspections.csv"): "exportInspectionsCsv",
     ("GET", "/exports/findings.csv"): "exportFindingsCsv",
     ("GET", "/exports/ms4-annual-report"): "getMs4AnnualReport",
+    ("GET", "/permits/{permit_id}/case-file.zip"): "getCaseFile",
 }
 
 # Operations are grouped by domain, one tag each: a generated client has a module per tag
@@ -245,7 +248,7 @@ TAGS: dict[str, tuple[str, ...]] = {
     "bonds": ("bonds",),
     "enforcement": ("orders", "cost_recovery", "penalties"),
     "agenda": ("agenda",),
-    "public": ("public_permits", "public_reports", "public_report_queue"),
+    "public": ("public_permits", "public_reports", "public_report_queue", "public_audit_seals"),
     "notifications": ("notifications", "notification_preferences"),
     "reports": ("reports",),
     "exports": ("exports",),

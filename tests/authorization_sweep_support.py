@@ -24,7 +24,8 @@ from .factories import Factory
 
 API = "/api/v1"
 UNAUTHENTICATED = {"/auth/login", "/auth/register", "/auth/refresh", "/openapi.json", "/docs",
-                   "/public/reports", "/public/reports/<reference>", "/public/permits", "/public/permits/<number>"}
+                   "/public/reports", "/public/reports/<reference>", "/public/permits", "/public/permits/<number>",
+                   "/public/audit-seals"}
 ERROR_KEYS = {"code", "status", "message", "error", "errors"}
 # Accounts and devices are the admin's to manage (DOMAIN.md); every other parameterised route is record content.
 ADMIN_MANAGES = ("/users/", "/devices/")
@@ -55,6 +56,7 @@ PATH_IDS = {
     ("/orders/", "order_id"): "order",
     ("/cost-recoveries/", "record_id"): "cost_recovery",
     ("/cost-recoveries/<record_id>/lien-certificates/", "certificate_id"): "lien_certificate",
+    ("/cost-recoveries/<record_id>/notices/", "notice_id"): "cost_notice",
     ("/notifications/", "notification_id"): "notification",
     ("/violations/", "violation_id"): "violation",
     ("/citations/", "citation_id"): "citation",
