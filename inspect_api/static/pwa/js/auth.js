@@ -6,11 +6,24 @@ import { uuid } from "./dom.js";
 let session = null;
 const listeners = new Set();
 
+// A mark in localStorage that someone is signed in here, read by theme_boot.js before the first paint
+// (IndexedDB, where the session is, cannot be read before it). It says nothing but yes.
+const SIGNED_IN_MARK = "inspect-field.signed-in";
+function markSignedIn(yes) {
+  try {
+    if (yes) localStorage.setItem(SIGNED_IN_MARK, "1");
+    else localStorage.removeItem(SIGNED_IN_MARK);
+  } catch {
+    // Storage refused: the page's own sign-in form shows for a moment, then the app's screen.
+  }
+}
+
 export function onSessionChange(fn) { listeners.add(fn); }
 function emit() { for (const fn of listeners) fn(session); }
 
 export async function loadSession() {
   session = (await meta.get("session")) || null;
+  markSignedIn(Boolean(session));
   return session;
 }
 
@@ -56,6 +69,7 @@ export async function login(email, password) {
   await meta.set("session", session);
   if (previous && previous !== body.user.id) await clearUserData();  // another person's cached records go
   await meta.set("last_user_id", body.user.id);
+  markSignedIn(true);
   emit();
   return session;
 }
@@ -99,6 +113,7 @@ export async function clearPrivateCaches() {
 export async function logout() {
   const ending = session;
   session = null;
+  markSignedIn(false);
   await meta.remove("session");
   await clearUserData();
   await clearPrivateCaches();
