@@ -13,6 +13,7 @@ from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
 from .extensions import api, compress, db, jwt, limiter, migrate
 from .http import register_http_policies
+from .json_provider import OrjsonProvider
 from .records import RecordIdConverter
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
@@ -37,6 +38,7 @@ def create_app(config: Config | None = None) -> Flask:
     import_models()  # every domain, so the settings each one parses are declared before the check
     cfg.check()
     app = Flask(__name__, instance_path=str(instance_path(getattr(cfg, "INSTANCE_PATH", None))), static_folder=None)
+    app.json = OrjsonProvider(app)  # the same JSON text as Flask's provider, written by orjson
     app.config.from_object(cfg)
     app.url_map.converters["record"] = RecordIdConverter  # before any blueprint adds a rule
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)

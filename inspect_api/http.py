@@ -186,7 +186,8 @@ def register_http_policies(app: Flask) -> None:
         # A record answers its version as a weak entity tag (API.md: If-Match takes it back); lists,
         # whose JSON is an array, carry none.
         if (request.path.startswith("/api/") and response.status_code in (200, 201) and response.is_json
-                and "ETag" not in response.headers and not response.direct_passthrough):
+                and "ETag" not in response.headers and not response.direct_passthrough
+                and response.get_data()[:1] == b"{"):  # a list is not read back
             body = response.get_json(silent=True)
             if isinstance(body, dict) and isinstance(body.get("version"), int) and "id" in body:
                 response.headers["ETag"] = f'W/"{body["version"]}"'

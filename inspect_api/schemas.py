@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
+
+from .dumping import Schema
 
 CENT = Decimal("0.01")
 MONEY_INTEGER_DIGITS = 12

@@ -1,9 +1,9 @@
 """The Deadlines view's shapes (GET /deadlines, `inspect-api deadlines --format json`). Format only."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import fields
 
-from ..schemas import Boolean
+from ..schemas import Boolean, Schema
 from . import rules
 
 

@@ -5,11 +5,11 @@ loses a cent to binary rounding. Input may be a string or a number with at most 
 """
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from ..paging import PageArgs
 from .. import clock
-from ..schemas import Boolean, EditSchema, Integer, Money, RecordFieldsSchema
+from ..schemas import Boolean, EditSchema, Integer, Money, RecordFieldsSchema, Schema
 from . import rules
 
 NOTE = validate.Length(max=8000)

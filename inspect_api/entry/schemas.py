@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from datetime import timezone
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from ..schemas import EditSchema, Integer
+from ..schemas import EditSchema, Integer, Schema
 from ..paging import PageArgs
 from .rules import ACTIVITIES, BASES
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer
+from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer, Schema
 from ..paging import PageArgs
 from ..entry.schemas import FieldRecordSchema, UTCInstant
 from .models import FINDING_KINDS, INSPECTION_KINDS, INSPECTION_STATUSES, SEVERITIES

@@ -1,9 +1,9 @@
 """Delivery evidence as the API shows it: shape only."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from ..schemas import Boolean, Integer
+from ..schemas import Boolean, Integer, Schema
 from ..paging import PageArgs
 from .catalogue import EVENTS
 from .models import STATUSES

@@ -160,9 +160,11 @@ def parcel_flags(permits: Iterable[Permit]) -> dict[str, list[str]]:
     others = db.session.execute(select(Permit.id, Permit.parcel_id, Permit.project_id).where(
         func.lower(Permit.parcel_id).in_(parcels), Permit.status.not_in(CLOSED_STATUSES + ("unpermitted",)))
         .order_by(Permit.id)).all()
+    on_parcel: dict[str, list] = {}
+    for other in others:
+        on_parcel.setdefault((other.parcel_id or "").lower(), []).append(other)
     for permit in wanted:
-        parcel = permit.parcel_id.strip().lower()
-        flags[permit.id] = [o.id for o in others if o.id != permit.id and (o.parcel_id or "").lower() == parcel
+        flags[permit.id] = [o.id for o in on_parcel.get(permit.parcel_id.strip().lower(), ()) if o.id != permit.id
                             and (not permit.project_id or o.project_id != permit.project_id)]
     return flags
 

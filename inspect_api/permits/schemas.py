@@ -1,9 +1,9 @@
 """Request and response shapes for permits and their sub-resources (shape and format only)."""
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
+from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
-from ..schemas import Boolean, EditSchema, EmailAddress, Integer, Money
+from ..schemas import Boolean, EditSchema, EmailAddress, Integer, Money, Schema
 from ..paging import PageArgs
 from . import rules
 from .geo import LIMIT_OF_WORK_SCHEMA, MAX_POSITIONS, polygon_problem

@@ -2,9 +2,9 @@
 checked in rules.py so one message explains each refusal."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer
+from ..schemas import Boolean, EditSchema, GpsFixSchema, Integer, Schema
 from ..paging import PageArgs
 from .models import ANALYSES, BASES, SAMPLE_TYPES
 
