@@ -42,6 +42,7 @@ def request_writes() -> bool:
 
 
 def configure_engine_events(engine: Engine) -> None:
+    configure_savepoints(engine)
     if engine.dialect.name != "sqlite":
         return
 
@@ -64,6 +65,57 @@ def configure_engine_events(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _begin(conn):
         conn.exec_driver_sql("BEGIN IMMEDIATE" if request_writes() else "BEGIN")
+
+
+_RELEASES = "savepoint_releases_held"
+
+
+def configure_savepoints(engine: Engine) -> None:
+    """SAVEPOINT and RELEASE as plain driver statements, and on PostgreSQL each RELEASE sent with the
+    next SAVEPOINT in one round trip.
+
+    A sync push applies every mutation in a savepoint of its own: SAVEPOINT, the write, RELEASE, a
+    hundred times per request. The dialect would compile each savepoint statement anew (their names
+    differ, so they are never cached), and on PostgreSQL each is a round trip to the server.
+    Holding a RELEASE until the next SAVEPOINT (or the end of the transaction, which releases
+    every savepoint) changes no outcome: the statements run in between are outside every savepoint
+    SQLAlchemy still has open, so nothing can roll back to the held one, and a ROLLBACK TO a
+    savepoint still open also undoes the held ones (they lie inside it, having been made after it).
+    A statement that fails in between leaves the transaction aborted either way.
+    """
+    dialect = engine.dialect
+    hold = dialect.name == "postgresql"  # pysqlite runs one statement per call (and has no round trip)
+
+    def quote(name: str) -> str:
+        return dialect.identifier_preparer.format_savepoint(None, name)
+
+    def do_savepoint(connection, name):
+        held = connection.info.pop(_RELEASES, None) if hold else None
+        sql = f"SAVEPOINT {quote(name)}"
+        if held:
+            sql = "; ".join([*(f"RELEASE SAVEPOINT {h}" for h in held), sql])
+        connection.exec_driver_sql(sql)
+
+    def do_release_savepoint(connection, name):
+        quoted = quote(name)
+        if hold:
+            connection.info.setdefault(_RELEASES, []).append(quoted)
+        else:
+            connection.exec_driver_sql(f"RELEASE SAVEPOINT {quoted}")
+
+    def do_rollback_to_savepoint(connection, name):
+        connection.info.pop(_RELEASES, None)  # every held one lies inside the savepoint rolled back to
+        connection.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {quote(name)}")
+
+    dialect.do_savepoint = do_savepoint
+    dialect.do_release_savepoint = do_release_savepoint
+    dialect.do_rollback_to_savepoint = do_rollback_to_savepoint
+
+    if hold:
+        @event.listens_for(engine, "commit")
+        @event.listens_for(engine, "rollback")
+        def _transaction_ended(connection):
+            connection.info.pop(_RELEASES, None)
 
 
 def register_request_transaction(app: Flask) -> None:

@@ -149,9 +149,12 @@ def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
     batch = [create("entry_authorization", entry_data((first, second)[n % 2].id, granted_by_name=f"Owner {n}"))
              for n in range(100)]
     statements: list[str] = []
+    savepoints: list[int] = []
 
     def count(_conn, _cursor, statement, _params, _context, _executemany):
         statements.append(re.sub(r"sa_savepoint_\d+", "sp", statement.split("(")[0][:60]))
+        # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
+        savepoints.append(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)))
 
     engine = db.engine
     event.listen(engine, "before_cursor_execute", count)
@@ -162,7 +165,7 @@ def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
     assert [r["status"] for r in results] == ["applied"] * 100
     assert len(statements) <= STATEMENTS_PER_MUTATION * 100 + STATEMENTS_PER_BATCH, sorted(
         {s: statements.count(s) for s in set(statements)}.items(), key=lambda kv: -kv[1])[:8]
-    assert sum(s.startswith("SAVEPOINT") for s in statements) == 100  # still one savepoint per mutation
+    assert sum(savepoints) == 100  # still one savepoint per mutation
     assert db.session.scalar(select(func.count()).select_from(AuditEntry).where(
         AuditEntry.record_id.in_([m["id"] for m in batch]))) == 100
     assert db.session.scalar(select(func.count()).select_from(SyncMutation).where(
