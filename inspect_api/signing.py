@@ -15,14 +15,16 @@ lien certificates, notices of costs): PAdES signatures made with pyHanko (README
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from asn1crypto import keys as asn1_keys
 from asn1crypto import x509 as asn1_x509
@@ -262,6 +264,19 @@ def _timestamper(url: str) -> RequestsHTTPTimeStamper:
         return found
 
 
+def outside_event_loop(call: Callable[[], Any]) -> Any:
+    """`call()`, run where no asyncio event loop is running. pyHanko's blocking functions (signing,
+    validating) run their coroutines with asyncio.run, which refuses to start inside a running loop:
+    a server or a test harness that keeps one running in this thread (Playwright's sync API does)
+    would otherwise fail every signature. Then the call runs in a thread of its own and is waited for."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyhanko") as pool:
+        return pool.submit(call).result()
+
+
 def sign_pdf(data: bytes, *, reason: str | None = None) -> bytes:
     """`data` (a PDF) with one PAdES signature of the configured key appended as an incremental update:
     the certificate and its chain embedded, and a signature timestamp when SIGNING_TSA_URL is set.
@@ -278,8 +293,8 @@ def sign_pdf(data: bytes, *, reason: str | None = None) -> bytes:
     timestamper = _timestamper(tsa) if tsa else None
     out = BytesIO()
     try:
-        signers.sign_pdf(IncrementalPdfFileWriter(BytesIO(data)), meta, signer=loaded.signer,
-                         timestamper=timestamper, output=out)
+        outside_event_loop(lambda: signers.sign_pdf(IncrementalPdfFileWriter(BytesIO(data)), meta,
+                                                    signer=loaded.signer, timestamper=timestamper, output=out))
     except TimestampRequestError as exc:
         # The detail (which may name the authority's address) goes to the log, not to the user.
         log.warning("signing: the timestamp authority did not answer: %s", exc)

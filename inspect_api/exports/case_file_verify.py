@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import audit_chain
+from ..signing import outside_event_loop
 
 MANIFEST = "manifest.json"
 ROWS = "audit/rows.json"
@@ -247,7 +248,8 @@ def _signature_problem(data: bytes, trust: Iterable[bytes] | None) -> tuple[str 
     for signature in signatures:
         context, roots = _trust_context(trust)
         try:
-            status = validate_pdf_signature(signature, context, ts_validation_context=context)
+            status = outside_event_loop(lambda: validate_pdf_signature(signature, context,
+                                                                       ts_validation_context=context))
         except Exception as exc:
             return f"signature {signature.field_name!r} could not be validated ({exc.__class__.__name__}: {exc})", ""
         if not status.intact:

@@ -14,6 +14,7 @@ from sqlalchemy import select
 from inspect_api.extensions import db
 from inspect_api.notifications.models import Notification
 from inspect_api.permits.models import Party
+from inspect_api.signing import outside_event_loop
 from inspect_api.storage import blob_key, get_storage
 
 from ..closeout.conftest import Closeout
@@ -47,7 +48,8 @@ def validate(data: bytes, pki):
     """pyHanko's verdict on the document's one signature, its timestamp checked against the same root."""
     [signature] = signatures(data)
     context = validation_context(pki)
-    return validate_pdf_signature(signature, signer_validation_context=context, ts_validation_context=context)
+    return outside_event_loop(lambda: validate_pdf_signature(signature, signer_validation_context=context,
+                                                             ts_validation_context=context))
 
 
 def attachments(record_id: str) -> list[tuple[str, bytes]]:

@@ -4,6 +4,7 @@ downloads carries a PAdES signature pyHanko finds intact, valid, trusted to the 
 timestamped; every download and the e-mailed copy are the same bytes; one changed byte is caught."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 import pytest
@@ -136,3 +137,16 @@ def test_each_document_costs_the_timestamp_authority_one_request(client, factory
     assert tsa.requests == before + 1
     assert validate(_download(client, issued).data, pki).timestamp_validity.valid
     assert tsa.requests == before + 1                           # downloads serve the stored bytes
+
+
+def test_an_order_is_signed_while_an_event_loop_runs_in_the_thread(client, factory, cast, town_clock, pki):
+    """pyHanko's blocking calls start a loop of their own, which asyncio refuses inside a running one (a
+    server or harness may keep one running in the request's thread; Playwright's sync API does). The
+    order is issued, signed and valid all the same."""
+    async def inside_a_running_loop():
+        return issue_kind("order", client, factory, cast, town_clock)
+
+    issued = asyncio.run(inside_a_running_loop())
+    data = _download(client, issued).data
+    status = validate(data, pki)
+    assert status.intact and status.valid and status.trusted
