@@ -24,6 +24,14 @@ def test_a_device_with_no_session_sees_the_sign_in_form_before_any_module_runs(l
     assert page.get_by_role("button", name="Sign in").is_disabled()
     assert not page.locator("main p.loading").is_visible()
     assert page.locator("html[data-ready]").count() == 0  # no module ran
+    assert page.locator("form.login").count() == 0  # form.login is only ever the app's live form
+
+
+def test_a_link_to_another_screen_shows_loading_not_the_sign_in_form(live_server, new_context):
+    page = _without_the_app(new_context())
+    page.goto(live_server.url + "/#/register")
+    page.locator("main p.loading").wait_for()
+    assert not page.get_by_role("heading", name="Sign in").is_visible()
 
 
 def test_a_device_with_a_session_sees_loading_not_a_form_it_will_not_use(live_server, new_context):
@@ -34,7 +42,7 @@ def test_a_device_with_a_session_sees_loading_not_a_form_it_will_not_use(live_se
     page.locator("main p.loading").wait_for()
     assert page.locator("main p.loading").inner_text() == "Loading…"
     assert not page.get_by_role("heading", name="Sign in").is_visible()
-    assert page.evaluate("document.documentElement.dataset.session") == "on"
+    assert page.evaluate("document.documentElement.dataset.loading") == "on"
 
 
 def test_signing_in_sets_the_mark_and_signing_out_clears_it(live_server, new_context, factory):
@@ -50,7 +58,7 @@ def test_signing_in_sets_the_mark_and_signing_out_clears_it(live_server, new_con
     assert page.evaluate(f"localStorage.getItem('{MARK}')") == "1"
     page.reload()
     page.wait_for_selector("html[data-ready=true]")
-    assert page.evaluate("document.documentElement.dataset.session") == "on"
+    assert page.evaluate("document.documentElement.dataset.loading") == "on"
     page.goto(f"{live_server.url}/#/account")
     page.get_by_role("button", name="Sign out").click()
     page.locator("h1:has-text('Sign in')").wait_for()

@@ -16,4 +16,7 @@ try {
 }
 if (chosen === "light" || chosen === "dark" || chosen === "outdoor") document.documentElement.dataset.theme = chosen;
 else if (window.matchMedia("(prefers-color-scheme: dark)").matches) document.documentElement.dataset.theme = "dark";
-if (signedIn) document.documentElement.dataset.session = "on";
+// The page's own sign-in form is for the sign-in screen of a device with no session; anything else
+// (someone signed in, or a link to another screen) shows "Loading…" until the app draws its screen.
+const route = location.hash.replace(/^#/, "") || "/";
+if (signedIn || (route !== "/" && route !== "/login")) document.documentElement.dataset.loading = "on";
