@@ -15,6 +15,7 @@ reads lists in a loop. The thumbnails are made as in production: by `inspect-api
 --photos-only` (--photo-workers processes of it beside gunicorn; 0 makes them inside the upload
 request, PHOTO_DERIVE_INLINE). Printed per W: wall time, mutations/s, photos/s, the supervisor's read
 latency (p50/p99 over all reads and for each kind of read; goal p99 < 1 s), errors by status, the
+requests sent again after a 503 with Retry-After (the server busy, nothing applied), the
 server's peak memory (RSS of the gunicorn master and its workers, from /proc), the CPU the photo
 workers took and how long after the storm their queue ran dry, and a check through the API that
 every record and photo arrived exactly once. Last, the throughput ratio W=max / W=min, measured in
@@ -31,6 +32,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import secrets
 import signal
 import socket
@@ -57,7 +59,8 @@ PASSWORD = "storm benchmark password 1"
 CHUNK = 512 * 1024  # the app's tus chunk (static/pwa/js/upload.js)
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
-RETRIES = 3  # a refused request (503 image_busy, a dropped connection) is tried again, like the app's next sync
+RETRIES = 3  # a failed request (a 5xx, a dropped connection) is tried again, like the app's next sync
+BUSY_TRIES = 20  # a 503 with Retry-After (sync_busy, image_busy) is sent again after it, this many times
 READ_GOAL_MS = 1000  # the supervisor's read p99 during the storm
 
 
@@ -308,6 +311,7 @@ def seed(env: dict, tablets: int, sites: int, background: int) -> dict:
 class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
     errors: Counter = field(default_factory=Counter)
+    deferred: Counter = field(default_factory=Counter)  # 503s with Retry-After, waited out and sent again
     outcomes: Counter = field(default_factory=Counter)
     photos_ok: int = 0
 
@@ -324,24 +328,40 @@ class Client:
 
     def call(self, method: str, path: str, *, ok=(200, 201, 204), **kwargs) -> requests.Response:
         """One request; a 5xx or a dropped connection is counted, then tried again (at most RETRIES
-        times, and never past the run's deadline)."""
-        for attempt in range(RETRIES + 1):
+        times, and never past the run's deadline). A 503 with Retry-After (sync_busy: the server was
+        applying other batches and applied nothing of this one; image_busy) is not an error: like the
+        app (static/pwa/js/sync_progress.js busyRetry), the client waits that long, plus up to half
+        again at random, and sends it again, at most BUSY_TRIES times; each such wait is counted."""
+        headers = kwargs.pop("headers", {})
+        attempt = busy = 0
+        while True:
             if time.monotonic() > self.deadline:
                 raise TimeoutError("the run's deadline passed")
             try:
-                response = self.http.request(method, self.base + path, headers={**self.headers, **kwargs.pop("headers", {})},
+                response = self.http.request(method, self.base + path, headers={**self.headers, **headers},
                                              timeout=120, **kwargs)
             except requests.RequestException as exc:
                 self.tally.error(f"{method} {path.split('?')[0].rsplit('/', 1)[0]}: {type(exc).__name__}")
+                if attempt == RETRIES:
+                    raise
+                attempt += 1
                 time.sleep(1)
                 continue
             if response.status_code in ok:
                 return response
-            self.tally.error(f"{response.status_code} {response.headers.get('Content-Type', '').startswith('application/json') and response.json().get('error')}")
+            is_json = response.headers.get("Content-Type", "").startswith("application/json")
+            key = response.json().get("error") if is_json else None
+            if response.status_code == 503 and "Retry-After" in response.headers and busy < BUSY_TRIES:
+                with self.tally.lock:
+                    self.tally.deferred[key] += 1
+                busy += 1
+                time.sleep(float(response.headers["Retry-After"]) * (1 + random.random() / 2))
+                continue
+            self.tally.error(f"{response.status_code} {key}")
             if response.status_code < 500 or attempt == RETRIES:
                 return response
-            time.sleep(1 + attempt)
-        raise RuntimeError(f"{method} {path} kept failing")
+            attempt += 1
+            time.sleep(attempt)
 
     def login(self, email: str, device: str) -> None:
         body = self.call("POST", f"{API}/auth/login", json={"email": email, "password": PASSWORD, "device_id": device}).json()
@@ -634,7 +654,7 @@ def run(workers: int, args, s3: MotoS3, photo: bytes) -> dict:
                 "reads": len(latencies), "p50_ms": pct(seconds, 0.5) * 1000, "p99_ms": pct(seconds, 0.99) * 1000,
                 "by_kind": {kind: (len(v), pct(v, 0.5) * 1000, pct(v, 0.99) * 1000) for kind, v in by_kind.items()},
                 "photo_cpu_s": photo_cpu, "drained_after_s": drained_after,
-                "errors": dict(tally.errors), "peak_rss_mb": peak[0] / 2**20, "problems": problems,
+                "errors": dict(tally.errors), "deferred": dict(tally.deferred), "peak_rss_mb": peak[0] / 2**20, "problems": problems,
                 "server_cpu_s": server_cpu, "moto_cpu_s": moto_cpu, "machine_busy_s": busy,
                 "load": (load_before, os.getloadavg()[0])}
     finally:
@@ -665,6 +685,7 @@ def report(r: dict, args) -> str:
         *(f"    GET {kind}: {n} reads, p50 {p50:.0f} ms, p99 {p99:.0f} ms" for kind, (n, p50, p99) in r["by_kind"].items()),
         f"  thumbnails: {thumbnails}",
         f"  errors by status: {r['errors'] or 'none'}",
+        f"  sent again after the server's Retry-After (503, nothing applied): {r['deferred'] or 'none'}",
         f"  server peak memory (gunicorn master + workers RSS): {r['peak_rss_mb']:.0f} MiB",
         f"  CPU: server {r['server_cpu_s']:.0f} s ({r['server_cpu_s'] / r['wall_s']:.2f} cores on average), "
         f"moto's S3 {r['moto_cpu_s']:.0f} s, whole machine {r['machine_busy_s']:.0f} s of {wall_cores(r):.0f} s "

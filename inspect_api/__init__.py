@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import audit, changes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
+from . import audit, changes, lanes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -121,6 +121,7 @@ def create_app(config: Config | None = None) -> Flask:
     notification_receivers.connect()  # the messages the domains' signals send
     signals.check_receivers()  # a signal that must notify and has no receiver stops the start here
     register_error_handlers(app)
+    lanes.register(app)  # before the request transaction: its teardown runs after the rollback's
     register_request_transaction(app)
     register_http_policies(app)
     return app

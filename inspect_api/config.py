@@ -115,6 +115,15 @@ class Config:
     # Unsubmitted applications one account may hold at once (409 too_many_drafts beyond).
     MAX_OPEN_DRAFTS = _int("MAX_OPEN_DRAFTS", 20)
     SYNC_MAX_BATCH = _int("SYNC_MAX_BATCH", 500)
+    # Pushes applied at once by one process (a batch is CPU-bound for a few hundred milliseconds);
+    # SYNC_PUSH_WAITING more wait up to SYNC_PUSH_WAIT_SECONDS for a turn, holding no transaction;
+    # any other answers 503 sync_busy with Retry-After SYNC_PUSH_RETRY_SECONDS, nothing applied, and
+    # the app sends it again then. So at most AT_ONCE + WAITING of a process's threads (gunicorn
+    # --threads) are ever on pushes, and the rest serve the people reading (README "Busy moments").
+    SYNC_PUSH_AT_ONCE = _int("SYNC_PUSH_AT_ONCE", 1)
+    SYNC_PUSH_WAITING = _int("SYNC_PUSH_WAITING", 1)
+    SYNC_PUSH_WAIT_SECONDS = _int("SYNC_PUSH_WAIT_SECONDS", 10)
+    SYNC_PUSH_RETRY_SECONDS = _int("SYNC_PUSH_RETRY_SECONDS", 2)
     SYNC_PULL_MAX_LIMIT = _int("SYNC_PULL_MAX_LIMIT", 1000)
     # A pull page also ends once its records reach this many bytes of JSON (a record larger than
     # this still goes, alone), so a few huge records cannot make one page tens of megabytes.

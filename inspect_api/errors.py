@@ -39,6 +39,7 @@ class ApiError(Exception):
     code = 400
     error = "bad_request"
     default_message = "The request could not be processed."
+    retry_after: int | None = None  # seconds, sent as Retry-After (a 503 the client should send again)
 
     def __init__(self, message: str | None = None, *, error: str | None = None,
                  errors: dict[str, Any] | None = None, code: int | None = None) -> None:
@@ -151,6 +152,8 @@ def register_error_handlers(app: Flask) -> None:
         if exc.code == 408:
             # The unread rest of the body must not be taken for the next request on this connection.
             response.headers["Connection"] = "close"
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
         return response
 
     @app.errorhandler(HTTPException)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from PIL import Image, ImageFile, PngImagePlugin
 
 from pillow_heif import register_heif_opener
 
+from .. import lanes
 from ..errors import ApiError, ImageInvalid
 from ..uploads import sniff_type
 from . import containers, rules
@@ -64,6 +64,7 @@ class ImageTooLarge(ApiError):
 
 class ImageBusy(ApiError):
     code, error, default_message = 503, "image_busy", "The server is reading other images; send this one again shortly."
+    retry_after = 5
 
 
 def decode_cost(image: Image.Image) -> int:
@@ -79,27 +80,14 @@ def decode_cost(image: Image.Image) -> int:
     return int(pixels * factor)
 
 
-_slots: threading.BoundedSemaphore | None = None
-_slots_size = 0
-_slots_lock = threading.Lock()
-
-
 @contextmanager
 def slot(workers: int, wait_seconds: float):
     """One of `workers` image slots of this process (IMAGE_WORKERS): decoding is memory- and
     CPU-bound, so a burst of uploads queues here instead of multiplying peak memory. 503 image_busy
     after `wait_seconds`; the client retries (the app's outbox does)."""
-    global _slots, _slots_size
-    with _slots_lock:
-        if _slots is None or _slots_size != workers:
-            _slots, _slots_size = threading.BoundedSemaphore(max(1, workers)), workers
-        slots = _slots
-    if not slots.acquire(timeout=wait_seconds):
-        raise ImageBusy(errors={"retry_after_s": [5]})
-    try:
+    with lanes.turn("images", workers, wait_seconds,
+                    lambda: ImageBusy(errors={"retry_after_s": [ImageBusy.retry_after]})):
         yield
-    finally:
-        slots.release()
 
 
 @dataclass

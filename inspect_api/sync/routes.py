@@ -30,14 +30,19 @@ class Push(MethodView):
     @blp.response(200, PushResultSchema)
     @blp.alt_response(403, description="device_revoked: this device may no longer sync")
     @blp.alt_response(413, description="payload_too_large: more mutations than SYNC_MAX_BATCH")
+    @blp.alt_response(503, description="sync_busy: this server is applying other devices' batches; nothing "
+                                       "of this one was applied: send it again after `Retry-After` seconds")
     def post(self, body):
         """Send a batch of offline changes; one result per mutation, in the order sent
 
         Each mutation is applied alone (applied, duplicate, conflict or rejected); one failing
         mutation never undoes or blocks the others. A resent mutation_id answers `duplicate`
         with its first outcome and changes nothing. To retry a rejected change, send it under a
-        new mutation_id once its cause is fixed.
+        new mutation_id once its cause is fixed. While the server is applying other devices' batches
+        it may answer 503 `sync_busy` with `Retry-After`, having applied nothing: send the same batch
+        again then.
         """
+        services.take_push_turn()
         return services.push(current_user, body)
 
 

@@ -30,7 +30,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
-from .. import audit, clock, records
+from .. import audit, clock, lanes, records
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
 from .sent_back import editable_keys, settle_read_only, stored_form
@@ -75,6 +75,26 @@ class _ConflictFound(Exception):
         self.error, self.message = error, message
 
 
+class SyncBusy(ApiError):
+    code, error = 503, "sync_busy"
+    default_message = ("The server is applying other devices' changes; nothing of this batch was applied. "
+                       "Send it again in a moment.")
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(errors={"retry_after_s": [retry_after]})
+        self.retry_after = retry_after
+
+
+def take_push_turn() -> None:
+    """A turn of this process's push lane (lanes.py), held until the request has committed, or
+    503 sync_busy: a burst of devices ending their day takes SYNC_PUSH_AT_ONCE threads' worth of the
+    CPU, not every thread, and reads keep theirs."""
+    config = current_app.config
+    retry = max(1, int(config["SYNC_PUSH_RETRY_SECONDS"]))
+    lanes.take_turn_for_request("sync_push", config["SYNC_PUSH_AT_ONCE"], config["SYNC_PUSH_WAIT_SECONDS"],
+                                lambda: SyncBusy(retry), waiting=config["SYNC_PUSH_WAITING"])
+
+
 def push(user, body: dict[str, Any]) -> dict[str, Any]:
     mutations = body["mutations"]
     limit = current_app.config["SYNC_MAX_BATCH"]
@@ -89,13 +109,19 @@ def push(user, body: dict[str, Any]) -> dict[str, Any]:
     g.device_id = device.id  # services and the audit log take the device from here
     parsed = [_parse(raw) for raw in mutations]
     batch = _Batch(user, device.id, [m for m, _sent in parsed if isinstance(m, Mutation)])
-    results = []
     with batch.loaded(), audit.deferred():
-        for m, sent_as in parsed:
-            results.append(_result(sent_as, None, m) if isinstance(m, Outcome) else batch.one(m, sent_as))
-            _fault_pause()
+        results = batch.all_at_once(parsed)
+        if results is None:
+            results = []
+            for m, sent_as in parsed:
+                results.append(_result(sent_as, None, m) if isinstance(m, Outcome) else batch.one(m, sent_as))
+                _fault_pause()
         batch.write_outcomes()
     return {"results": results}
+
+
+class _NotAlone(Exception):
+    """A mutation of a batch tried all at once did not apply: the batch goes one savepoint per mutation."""
 
 
 def _canonical(value: Any) -> str | None:
@@ -200,7 +226,31 @@ class _Batch:
         if raced:  # recorded by a request that committed while this one waited on its claim
             self.seen.update(_recorded(raced))
 
-    def one(self, m: Mutation, sent_as: str) -> dict[str, Any]:
+    def all_at_once(self, parsed: list[tuple[Mutation | Outcome, str | None]]) -> list[dict[str, Any]] | None:
+        """The batch in one SAVEPOINT, no mutation in its own: what a batch almost always is (every
+        mutation applies), at one statement less per mutation. The first mutation that does not apply
+        (a refusal, a conflict, a failure, or a write the database refuses at the flush) rolls the
+        savepoint back with everything made in it (audit rows included: audit.deferred drops them),
+        and None says to apply the batch again one savepoint per mutation, each keeping its own
+        outcome, exactly as if this try had not been made."""
+        seen, final = dict(self.seen), dict(self.final)
+        results = []
+        try:
+            with db.session.begin_nested():
+                for m, sent_as in parsed:
+                    results.append(_result(sent_as, None, m) if isinstance(m, Outcome)
+                                   else self.one(m, sent_as, alone=False))
+                    _fault_pause()
+                db.session.flush()
+        except _NotAlone:
+            self.seen, self.final = seen, final
+            return None
+        except IntegrityError:  # at the last flush: one of the writes collides; find which, one by one
+            self.seen, self.final = seen, final
+            return None
+        return results
+
+    def one(self, m: Mutation, sent_as: str, alone: bool = True) -> dict[str, Any]:
         prior = self.seen.get(m.mutation_id)
         if prior is not None:
             return _answer_prior(self.user, sent_as, m, prior)
@@ -208,7 +258,13 @@ class _Batch:
             return _result(sent_as, m, Outcome(  # claimed by another request that has not recorded it
                 "rejected", error="retry", recorded=False,
                 message="This change was being saved by another request at the same moment; send it again."))
-        outcome = _apply_and_record(self.user, self.device_id, m)
+        if alone:
+            outcome = _apply_and_record(self.user, self.device_id, m)
+        else:
+            try:
+                outcome = _apply(self.user, m)
+            except Exception as exc:
+                raise _NotAlone() from exc
         row = _outcome_row(self.user, self.device_id, m, outcome) if outcome.recorded else None
         if outcome.recorded and row is None:
             outcome = _INTERNAL

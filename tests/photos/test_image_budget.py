@@ -227,4 +227,5 @@ def test_image_work_is_capped_per_process(app, client, factory, local_only):
     with imaging.slot(1, 0):  # another request is reading an image
         r = put_photo(client, headers, permit.id, jpeg((64, 48)))
     assert r.status_code == 503 and r.get_json()["error"] == "image_busy", r.get_json()
+    assert r.headers["Retry-After"] == "5" and r.get_json()["errors"] == {"retry_after_s": [5]}
     assert put_photo(client, headers, permit.id, jpeg((64, 48))).status_code == 201  # the slot is free again

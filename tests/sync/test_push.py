@@ -241,8 +241,11 @@ def test_hidden_record_id_is_not_revealed_by_a_create(site, factory):
 
 def test_same_batch_sent_twice_at_once_applies_once(site, app):
     """A retry that races the original request (two connections): one applies, the other answers
-    duplicate (PostgreSQL makes the second wait on the outcome row; SQLite serialises writers)."""
+    duplicate (PostgreSQL makes the second wait on the outcome row; SQLite serialises writers).
+    Two pushes may run at once here, so the race is the claim row's, not the push lane's."""
     import threading
+
+    app.config["SYNC_PUSH_AT_ONCE"] = 2
 
     tablet = site.tablet()
     batch = [create("entry_authorization", entry_data(site.permit.id)) for _ in range(3)]

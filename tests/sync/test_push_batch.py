@@ -20,10 +20,11 @@ from inspect_api.sync.models import SyncConflict, SyncMutation
 
 from .conftest import create, edit, entry_data, inspection_data
 
-# A SAVEPOINT, the record's INSERT and the RELEASE per mutation, plus a fixed number per batch (the
-# reads made once, the outcome and audit writes, the change feed and snapshots at COMMIT). One read
-# per mutation more than that (an N+1) breaks the bound; the push used to make about 11 per mutation.
-STATEMENTS_PER_MUTATION = 3
+# A batch whose every mutation applies is tried in one SAVEPOINT: the record's INSERT per mutation,
+# plus a fixed number per batch (the reads made once, the outcome and audit writes, the change feed
+# and snapshots at COMMIT). One read per mutation more than that (an N+1) breaks the bound; the push
+# used to make about 11 per mutation, then 3 with a savepoint of each mutation's own.
+STATEMENTS_PER_MUTATION = 1
 STATEMENTS_PER_BATCH = 40
 
 
@@ -140,6 +141,39 @@ def test_a_mutation_that_fails_inside_the_server_is_not_recorded_and_keeps_nothi
     assert _audit(broken["id"], "entry_authorization.create") == 1
 
 
+def test_a_batch_refused_at_its_last_mutation_is_applied_again_one_savepoint_each(site):
+    """The batch is tried in one savepoint; the last mutation's refusal rolls that try back and the
+    batch is applied one savepoint per mutation: each applied record has one audit row, one feed row
+    and one snapshot (nothing of the abandoned try is left), the refused one nothing."""
+    from inspect_api.sync.models import SyncSnapshot
+    tablet = site.tablet()
+    good = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(4)]
+    refused = create("entry_authorization", entry_data(site.permit.id, scope=["dancing"]))
+    savepoints: list[int] = []
+
+    def count(_conn, _cursor, statement, *_rest):
+        savepoints.append(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)))
+
+    event.listen(db.engine, "before_cursor_execute", count)
+    try:
+        results = tablet.push([*good, refused])
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+    assert [r["status"] for r in results] == ["applied"] * 4 + ["rejected"]
+    assert results[4]["error"] == "validation_error" and "scope" in results[4]["errors"]
+    assert sum(savepoints) == 1 + 5  # the batch's try, then one per mutation
+    ids = [m["id"] for m in good]
+    assert set(db.session.scalars(select(EntryAuthorization.id))) == set(ids)
+    for record_id in ids:
+        assert _audit(record_id) == 1
+    assert sorted(db.session.scalars(select(SyncChange.record_id).where(SyncChange.entity == "entry_authorization"))) \
+        == sorted(ids)
+    assert sorted(db.session.scalars(select(SyncSnapshot.record_id).where(
+        SyncSnapshot.entity == "entry_authorization"))) == sorted(ids)
+    assert _audit(refused["id"]) == 0 and db.session.get(SyncMutation, refused["mutation_id"]).status == "rejected"
+    assert tablet.push([*good, refused]) and [r["status"] for r in tablet.push(good)] == ["duplicate"] * 4
+
+
 def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
     """A batch of 100 creates on two permits: a fixed number of statements per mutation, not a read
     per record, permit or assignment (a regression to N+1 fails here)."""
@@ -165,7 +199,7 @@ def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
     assert [r["status"] for r in results] == ["applied"] * 100
     assert len(statements) <= STATEMENTS_PER_MUTATION * 100 + STATEMENTS_PER_BATCH, sorted(
         {s: statements.count(s) for s in set(statements)}.items(), key=lambda kv: -kv[1])[:8]
-    assert sum(savepoints) == 100  # still one savepoint per mutation
+    assert sum(savepoints) == 1  # the batch's own: every mutation applied
     assert db.session.scalar(select(func.count()).select_from(AuditEntry).where(
         AuditEntry.record_id.in_([m["id"] for m in batch]))) == 100
     assert db.session.scalar(select(func.count()).select_from(SyncMutation).where(

@@ -11,7 +11,7 @@ import * as outbox from "./outbox.js";
 import { nextRound, recordKey } from "./outbox_order.js";
 import * as store from "./store.js";
 import { uploadPhoto } from "./upload.js";
-import { pullProgress } from "./sync_progress.js";
+import { busyRetry, pullProgress } from "./sync_progress.js";
 
 const state = { running: false, progress: "", error: "", unreachable: false, lastSync: null, received: 0, firstSync: false, counts: { pending: 0, photos: 0, problems: 0 } };
 const listeners = new Set();
@@ -126,11 +126,25 @@ async function pushBatch(batch) {
   }
   emit({ progress: `Sending ${mutations.length} change${mutations.length === 1 ? "" : "s"}…` });
   const pending = await outbox.items();
-  const body = await api("/api/v1/sync/push", { method: "POST", body: pushBody(await deviceId(), pending.length, mutations) });
+  const body = await sendPush(pushBody(await deviceId(), pending.length, mutations));
   const results = new Map((body.results || []).map((r) => [r.mutation_id, r]));
   for (const item of batch) {
     const result = results.get(item.mutation_id);
     if (result) await applyResult(await outbox.getItem(item.seq), result);
+  }
+}
+
+// The batch as POST /sync/push; a server busy with other devices' batches asks for it again later.
+async function sendPush(body) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api("/api/v1/sync/push", { method: "POST", body });
+    } catch (err) {
+      const busy = busyRetry(err, attempt);
+      if (!busy) throw err;
+      emit({ progress: busy.progress });
+      await new Promise((resolve) => { setTimeout(resolve, busy.ms); });
+    }
   }
 }
 

@@ -1,0 +1,122 @@
+"""The push lane (lanes.py, README "Busy moments"): one process applies SYNC_PUSH_AT_ONCE batches at
+once, lets SYNC_PUSH_WAITING more wait for a turn without holding a transaction, and answers any other
+503 sync_busy with Retry-After, having applied and recorded nothing, so the device sends it again."""
+from __future__ import annotations
+
+import threading
+import time
+
+from sqlalchemy import event, func, select
+from sqlalchemy.orm import Session
+
+from inspect_api import lanes
+from inspect_api.entry.models import EntryAuthorization
+from inspect_api.extensions import db
+from inspect_api.sync.models import SyncMutation
+
+from .conftest import API, create, entry_data
+
+
+def _count(model) -> int:
+    return db.session.scalar(select(func.count()).select_from(model))
+
+
+def _push_lane(app) -> lanes.Lane:
+    config = app.config
+    return lanes.lane("sync_push", config["SYNC_PUSH_AT_ONCE"], config["SYNC_PUSH_WAITING"])
+
+
+def test_a_push_past_the_line_is_refused_with_retry_after_and_applies_nothing(site, app):
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=0, SYNC_PUSH_RETRY_SECONDS=3)
+    tablet = site.tablet()
+    batch = [create("entry_authorization", entry_data(site.permit.id)) for _ in range(2)]
+    lane = _push_lane(app)
+    assert lane.acquire(0)  # another device's batch is being applied
+    try:
+        response = site.client.post(f"{API}/sync/push", json={"device_id": tablet.device_id, "mutations": batch},
+                                    headers=tablet.headers)
+    finally:
+        lane.release()
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "3"
+    body = response.get_json()
+    assert body == {"code": 503, "status": "Service Unavailable", "error": "sync_busy", "message": body["message"],
+                    "errors": {"retry_after_s": [3]}}
+    assert "nothing of this batch was applied" in body["message"]
+    assert _count(EntryAuthorization) == 0 and _count(SyncMutation) == 0  # not applied, not even claimed
+    # the same batch, sent again once the turn is free, is applied as new
+    assert [r["status"] for r in tablet.push(batch)] == ["applied", "applied"]
+    assert _count(EntryAuthorization) == 2
+
+
+def test_a_push_waits_for_its_turn_holding_no_connection_then_applies(site, app):
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=1, SYNC_PUSH_WAIT_SECONDS=30)
+    tablet = site.tablet()
+    batch = [create("entry_authorization", entry_data(site.permit.id))]
+    db.session.commit()
+    db.session.close()  # this test's own connection back in the pool
+    lane = _push_lane(app)
+    assert lane.acquire(0)
+    answers: list = []
+
+    def send():
+        response = app.test_client().post(f"{API}/sync/push", json={"device_id": tablet.device_id, "mutations": batch},
+                                          headers=tablet.headers)
+        answers.append((response.status_code, response.get_json()))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        deadline = time.monotonic() + 30
+        while lane._in_line == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert lane._in_line == 1, "the push never reached the lane"
+        # Signed in (its session and device were read), it now waits holding no connection: no
+        # transaction, no snapshot, and on SQLite no write lock kept from the batch being applied.
+        assert db.engine.pool.checkedout() == 0
+        assert not answers
+    finally:
+        lane.release()
+    sender.join(timeout=30)
+    assert answers and answers[0][0] == 200, answers
+    assert [r["status"] for r in answers[0][1]["results"]] == ["applied"]
+    assert _count(EntryAuthorization) == 1
+
+
+def test_a_push_whose_wait_runs_out_is_refused(site, app):
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=1, SYNC_PUSH_WAIT_SECONDS=1)
+    tablet = site.tablet()
+    lane = _push_lane(app)
+    assert lane.acquire(0)
+    try:
+        body = tablet.push([create("entry_authorization", entry_data(site.permit.id))], status=503)
+    finally:
+        lane.release()
+    assert body["error"] == "sync_busy" and body["errors"] == {"retry_after_s": [2]}
+    assert lane._in_line == 0 and _count(SyncMutation) == 0
+
+
+def test_the_turn_is_held_through_the_commit_and_given_back_after_any_answer(site, app):
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=0)
+    tablet = site.tablet()
+    lane = _push_lane(app)
+    free_at_commit: list[bool] = []
+
+    def at_commit(_session):
+        took = lane.acquire(0)
+        if took:
+            lane.release()
+        free_at_commit.append(took)
+
+    event.listen(Session, "before_commit", at_commit)
+    try:
+        tablet.push([create("entry_authorization", entry_data(site.permit.id))])
+    finally:
+        event.remove(Session, "before_commit", at_commit)
+    # the COMMIT (change feed, snapshots: CPU as well) is part of the turn
+    assert free_at_commit and not any(free_at_commit), free_at_commit
+    tablet.push([{"mutation_id": "not a uuid"}])  # every mutation rejected: still answered, turn given back
+    over = app.config["SYNC_MAX_BATCH"] + 1
+    tablet.push([create("entry_authorization", entry_data(site.permit.id)) for _ in range(over)], status=413)
+    assert lane.acquire(0), "a turn was kept after its request ended"
+    lane.release()
