@@ -33,6 +33,7 @@ from pathlib import Path
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.throwaway import Throwaway  # noqa: E402
 from inspect_api.audit_chain import row_hash_of  # noqa: E402
 
 SPAN = 1 << 20
@@ -129,11 +130,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=2, help="each mode this many times, interleaved; best kept")
     args = parser.parse_args()
-    name = f"audit_chain_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(args.pg, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        settings = {k: admin.execute(f"SHOW {k}").fetchone()[0] for k in ("fsync", "synchronous_commit")}
-    url = psycopg.conninfo.make_conninfo(args.pg, dbname=name)
+    target = Throwaway(args.pg, "audit_chain")
+    settings = {k: target.setting(k) for k in ("fsync", "synchronous_commit")}
+    url = target.conninfo
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(SCHEMA)
@@ -148,8 +147,7 @@ def main() -> None:
             print(f"  {mode:8s} {rate:8.0f} audit rows/s")
         print(f"chain / plain: {best['chain'] / best['plain']:.2f}x; chain / counter: {best['chain'] / best['counter']:.2f}x")
     finally:
-        with psycopg.connect(args.pg, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        target.drop()
 
 
 if __name__ == "__main__":

@@ -27,10 +27,15 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import sys
 import time
 import uuid
+from pathlib import Path
 
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.throwaway import Throwaway  # noqa: E402
 
 SCHEMA = """
 CREATE TABLE records (id text PRIMARY KEY, permit_id text NOT NULL, body jsonb NOT NULL, version int NOT NULL);
@@ -153,11 +158,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=2, help="each mode this many times, interleaved; best kept")
     args = parser.parse_args()
-    name = f"feed_lock_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(args.pg, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        settings = {k: admin.execute(f"SHOW {k}").fetchone()[0] for k in ("fsync", "synchronous_commit")}
-    url = psycopg.conninfo.make_conninfo(args.pg, dbname=name)
+    target = Throwaway(args.pg, "feed_lock")
+    settings = {k: target.setting(k) for k in ("fsync", "synchronous_commit")}
+    url = target.conninfo
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(SCHEMA)
@@ -177,8 +180,7 @@ def main() -> None:
         print(f"watermark / counter: {best['watermark'] / best['counter']:.2f}x; "
               f"watermark / none: {best['watermark'] / best['none']:.2f}x")
     finally:
-        with psycopg.connect(args.pg, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        target.drop()
 
 
 if __name__ == "__main__":

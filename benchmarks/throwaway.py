@@ -26,6 +26,16 @@ class Throwaway:
             self.folder = tempfile.TemporaryDirectory(prefix=f"{prefix}-")
             self.url = f"sqlite:///{self.folder.name}/bench.sqlite3"
 
+    @property
+    def conninfo(self) -> str:
+        """The new PostgreSQL database as a libpq URI, for scripts that connect with psycopg directly."""
+        return sa.engine.make_url(self.pg_url).set(drivername="postgresql", database=self.name).render_as_string(False)
+
+    def setting(self, name: str) -> str:
+        """A server setting (SHOW name), printed beside figures that depend on it (fsync, synchronous_commit)."""
+        with self.admin.connect() as conn:
+            return conn.exec_driver_sql(f"SHOW {name}").scalar()
+
     def drop(self) -> None:
         if self.name:
             with self.admin.connect() as conn:
