@@ -1,4 +1,5 @@
-"""Push (API.md "Sync"): every mutation stands alone, in its own SAVEPOINT, in the order sent.
+"""Push (API.md "Sync"): every mutation stands alone, in the order sent: its outcome is the one it
+would get applied by itself, and one that does not apply takes nothing of the others with it.
 
 A mutation's outcome goes to sync_mutations in the request's one transaction, with its change, so
 the two commit (or vanish) together: a resent mutation id is answered `duplicate` from that row and
@@ -9,7 +10,8 @@ everything about the record; this module only adapts and records.
 What every mutation needs and can be read once is read once per batch (_Batch): prior outcomes, the
 records named, the permits touched, the caller's assignments. Outcome and audit rows are written
 together at the end; the mutation ids are claimed at the start so a concurrent resend waits and
-answers `duplicate`. Per mutation there remain its checks and its SAVEPOINT, write and RELEASE.
+answers `duplicate`. The mutations are applied together in one SAVEPOINT until one does not apply
+(_Batch.apply). Per mutation there remain its checks and its write.
 """
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ import uuid
 from collections import defaultdict
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import sqlalchemy as sa
 from flask import current_app, g
@@ -110,18 +113,18 @@ def push(user, body: dict[str, Any]) -> dict[str, Any]:
     parsed = [_parse(raw) for raw in mutations]
     batch = _Batch(user, device.id, [m for m, _sent in parsed if isinstance(m, Mutation)])
     with batch.loaded(), audit.deferred():
-        results = batch.all_at_once(parsed)
-        if results is None:
-            results = []
-            for m, sent_as in parsed:
-                results.append(_result(sent_as, None, m) if isinstance(m, Outcome) else batch.one(m, sent_as))
-                _fault_pause()
+        results = batch.apply(parsed)
         batch.write_outcomes()
     return {"results": results}
 
 
 class _NotAlone(Exception):
-    """A mutation of a batch tried all at once did not apply: the batch goes one savepoint per mutation."""
+    """A mutation of a batch tried in one savepoint did not apply: `at` is its place in the batch and
+    the exception's cause what stopped it."""
+
+    def __init__(self, at: int = -1) -> None:
+        super().__init__(at)
+        self.at = at
 
 
 def _canonical(value: Any) -> str | None:
@@ -226,31 +229,76 @@ class _Batch:
         if raced:  # recorded by a request that committed while this one waited on its claim
             self.seen.update(_recorded(raced))
 
-    def all_at_once(self, parsed: list[tuple[Mutation | Outcome, str | None]]) -> list[dict[str, Any]] | None:
-        """The batch in one SAVEPOINT, no mutation in its own: what a batch almost always is (every
-        mutation applies), at one statement less per mutation. The first mutation that does not apply
-        (a refusal, a conflict, a failure, or a write the database refuses at the flush) rolls the
-        savepoint back with everything made in it (audit rows included: audit.deferred drops them),
-        and None says to apply the batch again one savepoint per mutation, each keeping its own
-        outcome, exactly as if this try had not been made."""
+    def apply(self, parsed: list[tuple[Mutation | Outcome, str | None]]) -> list[dict[str, Any]]:
+        """Every mutation's result, in the order sent, each as if applied alone.
+
+        Almost every batch a tablet sends applies whole, so the batch is tried in one SAVEPOINT with
+        no savepoint of each mutation's own (one statement less per mutation). The first mutation
+        that does not apply rolls that try back with everything made in it (audit rows included:
+        audit.deferred drops them). The mutations before it are applied again in one savepoint, and
+        its own outcome is the one it just gave: a refusal or a conflict is decided by the mutation
+        on the records as the ones before it left them, which the second try makes again, so it is
+        not tried twice (nor its rights trial). A failure the mutation cannot be blamed for alone
+        (a write refused by the database, a defect) is applied again in its own savepoint. The
+        rest of the batch is then tried in one savepoint the same way. A write refused at a try's
+        last flush names no mutation: from there, one savepoint per mutation."""
+        results: list[dict[str, Any]] = []
+        start = 0
+        while start < len(parsed):
+            done, stop = self._try(parsed, start, len(parsed))
+            if stop is None:
+                return results + done
+            if stop.at > start:
+                done, again = self._try(parsed, start, stop.at)
+                if again is None:
+                    results += done
+                else:  # what applied a moment ago no longer does (a change committed meanwhile)
+                    stop = _NotAlone()
+            if stop.at < 0:  # refused at a last flush: which write is unknown
+                return results + [self._alone(m, sent_as) for m, sent_as in parsed[start:]]
+            m, sent_as = parsed[stop.at]
+            cause = stop.__cause__
+            if isinstance(cause, (_ConflictFound, ApiError, ValidationError)):
+                results.append(self.one(m, sent_as, partial(_failed, self.user, self.device_id, exc=cause)))
+            else:
+                results.append(self._alone(m, sent_as))
+            start = stop.at + 1
+        return results
+
+    def _try(self, parsed: list[tuple[Mutation | Outcome, str | None]], start: int,
+             end: int) -> tuple[list[dict[str, Any]], _NotAlone | None]:
+        """parsed[start:end] in one SAVEPOINT: their results, or (nothing of the try kept) what stopped it."""
         seen, final = dict(self.seen), dict(self.final)
         results = []
         try:
             with db.session.begin_nested():
-                for m, sent_as in parsed:
-                    results.append(_result(sent_as, None, m) if isinstance(m, Outcome)
-                                   else self.one(m, sent_as, alone=False))
+                for at in range(start, end):
+                    m, sent_as = parsed[at]
+                    if isinstance(m, Outcome):
+                        results.append(_result(sent_as, None, m))
+                        continue
+                    try:
+                        results.append(self.one(m, sent_as, lambda m: _apply(self.user, m)))
+                    except Exception as exc:
+                        raise _NotAlone(at) from exc
                     _fault_pause()
                 db.session.flush()
-        except _NotAlone:
+        except _NotAlone as stop:
             self.seen, self.final = seen, final
-            return None
-        except IntegrityError:  # at the last flush: one of the writes collides; find which, one by one
+            return [], stop
+        except IntegrityError:  # at the last flush
             self.seen, self.final = seen, final
-            return None
-        return results
+            return [], _NotAlone()
+        return results, None
 
-    def one(self, m: Mutation, sent_as: str, alone: bool = True) -> dict[str, Any]:
+    def _alone(self, m: Mutation | Outcome, sent_as: str | None) -> dict[str, Any]:
+        if isinstance(m, Outcome):
+            return _result(sent_as, None, m)
+        result = self.one(m, sent_as, lambda m: _apply_and_record(self.user, self.device_id, m))
+        _fault_pause()
+        return result
+
+    def one(self, m: Mutation, sent_as: str, outcome_of: Callable[[Mutation], Outcome]) -> dict[str, Any]:
         prior = self.seen.get(m.mutation_id)
         if prior is not None:
             return _answer_prior(self.user, sent_as, m, prior)
@@ -258,13 +306,7 @@ class _Batch:
             return _result(sent_as, m, Outcome(  # claimed by another request that has not recorded it
                 "rejected", error="retry", recorded=False,
                 message="This change was being saved by another request at the same moment; send it again."))
-        if alone:
-            outcome = _apply_and_record(self.user, self.device_id, m)
-        else:
-            try:
-                outcome = _apply(self.user, m)
-            except Exception as exc:
-                raise _NotAlone() from exc
+        outcome = outcome_of(m)
         row = _outcome_row(self.user, self.device_id, m, outcome) if outcome.recorded else None
         if outcome.recorded and row is None:
             outcome = _INTERNAL
@@ -340,17 +382,21 @@ def _apply_and_record(user, device_id: str | None, m: Mutation) -> Outcome:
     try:
         with db.session.begin_nested():
             return _apply(user, m)
-    except _ConflictFound as found:
-        # The savepoint is rolled back by now: whatever the service half-did is gone, and the
-        # conflict (with the server's current record) is recorded on its own.
-        return _record_conflict(user, device_id, m, found)
-    except (ApiError, ValidationError) as exc:
+    except Exception as exc:  # the savepoint is rolled back by now: whatever the service half-did is gone
+        return _failed(user, device_id, m, exc)
+
+
+def _failed(user, device_id: str | None, m: Mutation, exc: Exception) -> Outcome:
+    """The outcome of a mutation that did not apply, nothing of it kept."""
+    if isinstance(exc, _ConflictFound):  # the conflict (with the server's current record) is recorded on its own
+        return _record_conflict(user, device_id, m, exc)
+    if isinstance(exc, (ApiError, ValidationError)):
         return _rejection(exc)
-    except IntegrityError:
+    if isinstance(exc, IntegrityError):
         return _raced()
-    except Exception:  # a defect in one mutation must not sink the batch; nothing of it is kept
-        log.exception("sync push: %s %s %s failed", m.op, m.entity, m.record_id)
-        return _INTERNAL
+    # a defect in one mutation must not sink the batch
+    log.error("sync push: %s %s %s failed", m.op, m.entity, m.record_id, exc_info=exc)
+    return _INTERNAL
 
 
 def _record_conflict(user, device_id, m: Mutation, found: _ConflictFound) -> Outcome:

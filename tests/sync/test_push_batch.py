@@ -15,7 +15,7 @@ from inspect_api.changes import SyncChange
 from inspect_api.entry.models import EntryAuthorization
 from inspect_api.extensions import db
 from inspect_api.inspections.models import Inspection
-from inspect_api.sync import registry
+from inspect_api.sync import registry, rights
 from inspect_api.sync.models import SyncConflict, SyncMutation
 
 from .conftest import create, edit, entry_data, inspection_data
@@ -141,37 +141,85 @@ def test_a_mutation_that_fails_inside_the_server_is_not_recorded_and_keeps_nothi
     assert _audit(broken["id"], "entry_authorization.create") == 1
 
 
-def test_a_batch_refused_at_its_last_mutation_is_applied_again_one_savepoint_each(site):
-    """The batch is tried in one savepoint; the last mutation's refusal rolls that try back and the
-    batch is applied one savepoint per mutation: each applied record has one audit row, one feed row
-    and one snapshot (nothing of the abandoned try is left), the refused one nothing."""
-    from inspect_api.sync.models import SyncSnapshot
-    tablet = site.tablet()
-    good = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(4)]
-    refused = create("entry_authorization", entry_data(site.permit.id, scope=["dancing"]))
+def _savepoints_of(push) -> tuple[list, int]:
     savepoints: list[int] = []
 
     def count(_conn, _cursor, statement, *_rest):
+        # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
         savepoints.append(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)))
 
     event.listen(db.engine, "before_cursor_execute", count)
     try:
-        results = tablet.push([*good, refused])
+        results = push()
     finally:
         event.remove(db.engine, "before_cursor_execute", count)
+    return results, sum(savepoints)
+
+
+def test_a_batch_refused_at_its_last_mutation_applies_the_others_again_in_one_savepoint(site):
+    """The batch is tried in one savepoint; the last mutation's refusal rolls that try back, the four
+    before it are applied again in one savepoint and the refusal is answered as it was given: each
+    applied record has one audit row, one feed row and one snapshot (nothing of the abandoned try is
+    left), the refused one nothing."""
+    from inspect_api.sync.models import SyncSnapshot
+    tablet = site.tablet()
+    known = create("entry_authorization", entry_data(site.permit.id, granted_by_name="Known"))
+    assert tablet.push([known])[0]["status"] == "applied"  # the device is registered (its own savepoint)
+    good = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(4)]
+    refused = create("entry_authorization", entry_data(site.permit.id, scope=["dancing"]))
+    results, savepoints = _savepoints_of(lambda: tablet.push([*good, refused]))
     assert [r["status"] for r in results] == ["applied"] * 4 + ["rejected"]
     assert results[4]["error"] == "validation_error" and "scope" in results[4]["errors"]
-    assert sum(savepoints) == 1 + 5  # the batch's try, then one per mutation
+    assert savepoints == 2  # the batch's try, then the four again; the refusal is not tried again
     ids = [m["id"] for m in good]
-    assert set(db.session.scalars(select(EntryAuthorization.id))) == set(ids)
+    assert set(db.session.scalars(select(EntryAuthorization.id))) == {known["id"], *ids}
     for record_id in ids:
         assert _audit(record_id) == 1
     assert sorted(db.session.scalars(select(SyncChange.record_id).where(SyncChange.entity == "entry_authorization"))) \
-        == sorted(ids)
+        == sorted([known["id"], *ids])
     assert sorted(db.session.scalars(select(SyncSnapshot.record_id).where(
-        SyncSnapshot.entity == "entry_authorization"))) == sorted(ids)
+        SyncSnapshot.entity == "entry_authorization"))) == sorted([known["id"], *ids])
     assert _audit(refused["id"]) == 0 and db.session.get(SyncMutation, refused["mutation_id"]).status == "rejected"
     assert tablet.push([*good, refused]) and [r["status"] for r in tablet.push(good)] == ["duplicate"] * 4
+
+
+def test_each_mutation_that_does_not_apply_is_tried_once_and_the_batch_goes_on_together(site, monkeypatch):
+    """Refusals and a conflict scattered through a batch: every mutation gets the outcome it would get
+    alone, each one that does not apply runs its service once (its refusal or conflict is kept, not
+    tried again), and what follows it is tried together again, not one savepoint each."""
+    tablet = site.tablet()
+    stale = create("entry_authorization", entry_data(site.permit.id, granted_by_name="Stale"))
+    assert tablet.push([stale])[0]["status"] == "applied"
+    assert tablet.push([edit("entry_authorization", stale["id"], 1, {"notes": "office"})])[0]["version"] == 2
+    good = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(6)]
+    refused = create("entry_authorization", entry_data(site.permit.id, scope=["dancing"]))
+    conflict = edit("entry_authorization", stale["id"], 1, {"notes": "field"})
+    batch = [good[0], good[1], refused, good[2], conflict, good[3], good[4], good[5]]
+
+    adapter = registry.get("entry_authorization")
+    applied: list[str] = []
+    real_create, real_refusal = adapter.create, rights.refusal
+    monkeypatch.setattr(adapter, "create", lambda user, data: applied.append(data["granted_by_name"])
+                        or real_create(user, data))
+    monkeypatch.setattr(rights, "refusal", lambda *args: applied.append("trial") or real_refusal(*args))
+    results, savepoints = _savepoints_of(lambda: tablet.push(batch))
+    assert [r["status"] for r in results] == ["applied", "applied", "rejected", "applied", "conflict",
+                                              "applied", "applied", "applied"]
+    assert results[2]["error"] == "validation_error" and results[4]["error"] == "version_conflict"
+    assert results[4]["server_record"]["notes"] == "office" and results[4]["conflict_id"]
+    # The stale edit's rights trial ran once (the conflict it gave was kept, not tried again).
+    assert applied.count("trial") == 1
+    # Owner 0 and 1: tried, stopped by the refusal, applied again; Owner 2: tried, stopped by the
+    # conflict, applied again; Owner 3 to 5: applied in the last try.
+    assert [n for n in applied if n != "trial"] == ["Owner 0", "Owner 1", "Owner 0", "Owner 1", "Owner 2",
+                                                     "Owner 2", "Owner 3", "Owner 4", "Owner 5"]
+    # Tries: the batch, its first two again, the rest (stopped at the conflict, whose rights trial has a
+    # savepoint of its own), its first again, the conflict recorded in its own, the last three.
+    assert savepoints == 7
+    assert db.session.scalar(select(func.count()).select_from(SyncConflict)) == 1
+    for m in good:
+        assert _audit(m["id"]) == 1
+    assert db.session.get(EntryAuthorization, refused["id"]) is None
 
 
 def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
