@@ -1,21 +1,31 @@
 """flask-jwt-extended hooks: user loading, server-side revocation, and the API.md error shape."""
 from __future__ import annotations
 
+from flask import g
+
 from ..errors import error_response
 from ..extensions import db, jwt
 from .models import User
-from .services import session_is_live
+from .services import live_session_user
 
-
-@jwt.user_lookup_loader
-def _load_user(_header, payload):
-    user = db.session.get(User, payload["sub"])
-    return user if user is not None and user.active else None
+# flask-jwt-extended asks whether the token is revoked, then for its user: the first answer reads
+# the login session with its account in one query and keeps the account for the second.
+_SESSION_USER = "inspect_api.auth.session_user"
 
 
 @jwt.token_in_blocklist_loader
 def _revoked(_header, payload) -> bool:
-    return not session_is_live(payload.get("sid"), payload.get("sub"))
+    user = live_session_user(payload.get("sid"), payload.get("sub"))
+    setattr(g, _SESSION_USER, user)
+    return user is None
+
+
+@jwt.user_lookup_loader
+def _load_user(_header, payload):
+    user = g.pop(_SESSION_USER, None)
+    if user is None or user.id != payload["sub"]:
+        user = db.session.get(User, payload["sub"])
+    return user if user is not None and user.active else None
 
 
 @jwt.user_lookup_error_loader

@@ -182,13 +182,20 @@ def refresh_access(user: User, claims: dict) -> str:
     return create_access_token(identity=user.id, additional_claims=keep)
 
 
-def session_is_live(session_id: str | None, user_id: str | None) -> bool:
+def live_session_user(session_id: str | None, user_id: str | None) -> User | None:
+    """The account of a live login session (not revoked, not expired, the token's own user), read
+    with its session in one query; None for any other session. Whether the account may still sign
+    in (active) is the caller's question."""
     if not session_id:
-        return False
-    session = db.session.get(AuthSession, session_id)
-    if session is None or session.user_id != user_id or session.revoked_at is not None:
-        return False
-    return session.expires_at > _wall_now()
+        return None
+    row = db.session.execute(select(AuthSession, User).join(User, User.id == AuthSession.user_id)
+                             .where(AuthSession.id == session_id)).first()
+    if row is None:
+        return None
+    session, user = row
+    if session.user_id != user_id or session.revoked_at is not None or session.expires_at <= _wall_now():
+        return None
+    return user
 
 
 def revoke_session(session_id: str) -> None:
