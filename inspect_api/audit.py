@@ -292,6 +292,10 @@ def _drop_rolled_back(session: Session, rolled_back) -> None:
     held = session.info.get(_DEFERRED)
     if not held:
         return
+    # A subtransaction (a failed flush's) rolls back up to its nearest savepoint, or the whole
+    # transaction when there is none: the rows made inside that go.
+    while not rolled_back.nested and rolled_back.parent is not None:
+        rolled_back = rolled_back.parent
     if not rolled_back.nested:
         held.clear()
         return

@@ -68,6 +68,28 @@ def test_deferred_batch_is_numbered_and_hashed(app, town_clock):
     assert all(r.row_hash == row_hash_of({k: getattr(r, k) for k in ROW_FIELDS}) for r in rows)
 
 
+def test_a_write_refused_in_a_savepoint_drops_only_that_savepoints_deferred_rows(app, town_clock):
+    """A flush the database refuses inside a savepoint rolls back to that savepoint (SQLAlchemy's
+    flush rolls back its own subtransaction up to it): the rows recorded inside it go, the ones
+    recorded before it in the same batch stay."""
+    from inspect_api.auth.models import User
+    town_clock.set(MON)
+    taken = User(email="taken@example.org", role="inspector", name="Taken", password_hash="x")
+    db.session.add(taken)
+    db.session.commit()
+    with audit.deferred():
+        with db.session.begin_nested():
+            audit.record("test.kept", "thing", "before", {})
+        with pytest.raises(sa.exc.IntegrityError):
+            with db.session.begin_nested():
+                audit.record("test.dropped", "thing", "inside", {})
+                db.session.add(User(email="taken@example.org", role="inspector", name="Again", password_hash="x"))
+                db.session.flush()
+        audit.record("test.kept", "thing", "after", {})
+    db.session.commit()
+    assert [(r.action, r.record_id) for r in _rows()] == [("test.kept", "before"), ("test.kept", "after")]
+
+
 def test_seal_covers_each_finished_day_chained_and_idempotent(app, town_clock):
     write_rows(town_clock, MON, 3)
     write_rows(town_clock, TUE, 2, record_id="t")

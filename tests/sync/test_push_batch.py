@@ -222,6 +222,62 @@ def test_each_mutation_that_does_not_apply_is_tried_once_and_the_batch_goes_on_t
     assert db.session.get(EntryAuthorization, refused["id"]) is None
 
 
+def test_mutations_that_applied_once_but_not_again_are_each_applied_alone(site, monkeypatch):
+    """The mutations before a refusal are applied again together; when one of them fails that second
+    time (what it read changed meanwhile), nothing of that try is kept and the batch is applied from
+    there one savepoint per mutation: each still gets the outcome it gets alone."""
+    tablet = site.tablet()
+    batch = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(2)]
+    batch.append(create("entry_authorization", entry_data(site.permit.id, scope=["dancing"])))
+    adapter = registry.get("entry_authorization")
+    real, calls = adapter.create, []
+
+    def second_time_fails(user, data):
+        calls.append(data["granted_by_name"])
+        if calls.count("Owner 0") == 2:
+            raise RuntimeError("injected: fails on the try again")
+        return real(user, data)
+
+    monkeypatch.setattr(adapter, "create", second_time_fails)
+    results = tablet.push(batch)
+    assert [r["status"] for r in results] == ["applied", "applied", "rejected"]
+    assert results[2]["error"] == "validation_error"
+    assert calls == ["Owner 0", "Owner 1", "Owner 0", "Owner 0", "Owner 1"]  # tried, again (fails), alone each
+    for m in batch[:2]:
+        assert _audit(m["id"]) == 1 and db.session.get(EntryAuthorization, m["id"]) is not None
+
+
+def test_a_write_refused_at_the_last_flush_is_found_by_one_savepoint_each(site, monkeypatch):
+    """A write the database refuses only when the try flushes at its end names no mutation: the batch
+    is applied one savepoint per mutation, the one whose write collides is answered `retry` with
+    nothing kept, and the others are applied."""
+    tablet = site.tablet()
+    known = create("entry_authorization", entry_data(site.permit.id, granted_by_name="Known"))
+    assert tablet.push([known])[0]["status"] == "applied"
+    batch = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(3)]
+    adapter = registry.get("entry_authorization")
+    real = adapter.create
+
+    def leaves_a_colliding_write(user, data):
+        result = real(user, data)
+        record = result[0] if isinstance(result, tuple) else result
+        if data["granted_by_name"] == "Owner 1":  # an unflushed INSERT of a row whose id is taken
+            columns = EntryAuthorization.__table__.columns
+            db.session.add(EntryAuthorization(**{**{c.key: getattr(record, c.key) for c in columns},
+                                                 "id": known["id"]}))
+        return result
+
+    monkeypatch.setattr(adapter, "create", leaves_a_colliding_write)
+    results = tablet.push(batch)
+    assert [r["status"] for r in results] == ["applied", "rejected", "applied"]
+    assert results[1]["error"] == "retry"
+    assert db.session.get(EntryAuthorization, batch[1]["id"]) is None and _audit(batch[1]["id"]) == 0
+    assert db.session.get(SyncMutation, batch[1]["mutation_id"]) is None  # not recorded: sent again, it applies
+    assert db.session.get(EntryAuthorization, known["id"]).granted_by_name == "Known"
+    for m in (batch[0], batch[2]):
+        assert _audit(m["id"]) == 1
+
+
 def test_statements_of_a_batch_of_100_are_bounded(site, two_sites, app):
     """A batch of 100 creates on two permits: a fixed number of statements per mutation, not a read
     per record, permit or assignment (a regression to N+1 fails here)."""
