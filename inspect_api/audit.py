@@ -185,12 +185,20 @@ def _number_and_hash(_mapper, connection, target: AuditEntry) -> None:
         setattr(target, name, values[name])
 
 
+def _rolled_back_to(rolled_back):
+    """What a rollback really undid: a subtransaction (a failed flush's) rolls back up to its nearest
+    savepoint, or the whole transaction when there is none."""
+    while not rolled_back.nested and rolled_back.parent is not None:
+        rolled_back = rolled_back.parent
+    return rolled_back
+
+
 @event.listens_for(Session, "after_soft_rollback")
 def _forget_numbers(session: Session, rolled_back) -> None:
     held = session.info.get(_NEXT)
     if held is None:
         return
-    if rolled_back.nested:
+    if _rolled_back_to(rolled_back).nested:
         session.info[_NEXT] = (held[0], held[1], None)  # same block; the next number is read again
     else:
         session.info.pop(_NEXT, None)
@@ -292,10 +300,7 @@ def _drop_rolled_back(session: Session, rolled_back) -> None:
     held = session.info.get(_DEFERRED)
     if not held:
         return
-    # A subtransaction (a failed flush's) rolls back up to its nearest savepoint, or the whole
-    # transaction when there is none: the rows made inside that go.
-    while not rolled_back.nested and rolled_back.parent is not None:
-        rolled_back = rolled_back.parent
+    rolled_back = _rolled_back_to(rolled_back)  # the rows made inside that go
     if not rolled_back.nested:
         held.clear()
         return

@@ -139,4 +139,7 @@ def register_request_transaction(app: Flask) -> None:
     @app.teardown_request
     def _rollback_on_error(exc):
         if exc is not None:
-            db.session.rollback()
+            try:
+                db.session.rollback()
+            except Exception:  # e.g. the connection is gone; the teardowns after this one must still run
+                log.exception("rollback after a failed request")

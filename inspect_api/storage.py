@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import tempfile
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
 from urllib.parse import unquote, urlparse
@@ -40,6 +41,20 @@ def blob_key(sha256_hex: str, suffix: str = "") -> str:
     if not _HEX64.fullmatch(sha256_hex or "") or not _SUFFIX.fullmatch(suffix):
         raise ValueError("blob_key needs a lower-case SHA-256 hex digest and a plain suffix")
     return f"sha256/{sha256_hex[:2]}/{sha256_hex[2:4]}/{sha256_hex}{suffix}"
+
+
+# Blob writes asked for in this context (a thread or task), by any store: what code that may roll
+# its transaction back reads to know whether work outside the transaction was done meanwhile.
+_writes: ContextVar[int] = ContextVar("inspect_api.storage.writes", default=0)
+
+
+def writes() -> int:
+    """How many blob writes this context has asked for so far."""
+    return _writes.get()
+
+
+def _count_write() -> None:
+    _writes.set(_writes.get() + 1)
 
 
 @runtime_checkable
@@ -75,6 +90,7 @@ class LocalBlobStore:
         return self.root.joinpath(*validate_key(key).split("/"))
 
     def put_file(self, path: Path | str, key: str, content_type: str, *, owned: bool = False) -> bool:
+        _count_write()
         target = self._path(key)
         if target.exists():
             return False
@@ -157,6 +173,7 @@ class S3BlobStore:
         return code in ("404", "NoSuchKey", "NotFound")
 
     def put_file(self, path: Path | str, key: str, content_type: str, *, owned: bool = False) -> bool:
+        _count_write()
         if self.exists(key):
             return False
         self.client.upload_file(str(path), self.bucket, self._name(key), ExtraArgs={"ContentType": content_type})
@@ -233,4 +250,4 @@ def get_storage() -> BlobStore:
 
 
 __all__ = ["BlobStore", "LocalBlobStore", "S3BlobStore", "blob_key", "get_storage", "store_from_url",
-           "validate_key", "KEY_PATTERN"]
+           "validate_key", "writes", "KEY_PATTERN"]

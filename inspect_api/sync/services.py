@@ -33,7 +33,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
-from .. import audit, clock, lanes, records
+from .. import audit, clock, lanes, records, storage
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
 from .sent_back import editable_keys, settle_read_only, stored_form
@@ -240,21 +240,29 @@ class _Batch:
         on the records as the ones before it left them, which the second try makes again, so it is
         not tried twice (nor its rights trial). A failure the mutation cannot be blamed for alone
         (a write refused by the database, a defect) is applied again in its own savepoint. The
-        rest of the batch is then tried in one savepoint the same way. A write refused at a try's
-        last flush names no mutation: from there, one savepoint per mutation."""
+        rest of the batch is then tried in one savepoint the same way. A failure at a try's last
+        flush names no mutation: from there, one savepoint per mutation.
+
+        A try ends, kept, after a mutation that wrote blobs (an order's issued document and the copy
+        attached to its notices): what no rollback takes back is done once, not again for a later
+        mutation's refusal."""
         results: list[dict[str, Any]] = []
         start = 0
         while start < len(parsed):
-            done, stop = self._try(parsed, start, len(parsed))
+            done, stop, reached = self._try(parsed, start, len(parsed))
+            results += done
             if stop is None:
-                return results + done
+                start = reached
+                continue
             if stop.at > start:
-                done, again = self._try(parsed, start, stop.at)
-                if again is None:
-                    results += done
-                else:  # what applied a moment ago no longer does (a change committed meanwhile)
+                done, again, reached = self._try(parsed, start, stop.at)
+                results += done
+                if again is not None:  # what applied a moment ago no longer does (a change committed meanwhile)
                     stop = _NotAlone()
-            if stop.at < 0:  # refused at a last flush: which write is unknown
+                elif reached < stop.at:  # it now writes blobs: kept up to there, tried again from there
+                    start = reached
+                    continue
+            if stop.at < 0:  # failed at a last flush: which write is unknown
                 return results + [self._alone(m, sent_as) for m, sent_as in parsed[start:]]
             m, sent_as = parsed[stop.at]
             cause = stop.__cause__
@@ -266,30 +274,37 @@ class _Batch:
         return results
 
     def _try(self, parsed: list[tuple[Mutation | Outcome, str | None]], start: int,
-             end: int) -> tuple[list[dict[str, Any]], _NotAlone | None]:
-        """parsed[start:end] in one SAVEPOINT: their results, or (nothing of the try kept) what stopped it."""
+             end: int) -> tuple[list[dict[str, Any]], _NotAlone | None, int]:
+        """parsed[start:end] in one SAVEPOINT, ending early (kept) after a mutation that wrote blobs:
+        the results and where the try ended, or (nothing of the try kept) what stopped it."""
         seen, final = dict(self.seen), dict(self.final)
         results = []
+        reached = start
         try:
             with db.session.begin_nested():
                 for at in range(start, end):
                     m, sent_as = parsed[at]
+                    reached = at + 1
                     if isinstance(m, Outcome):
                         results.append(_result(sent_as, None, m))
                         continue
+                    blobs = storage.writes()
                     try:
                         results.append(self.one(m, sent_as, lambda m: _apply(self.user, m)))
                     except Exception as exc:
                         raise _NotAlone(at) from exc
                     _fault_pause()
+                    if storage.writes() != blobs:
+                        break
                 db.session.flush()
         except _NotAlone as stop:
             self.seen, self.final = seen, final
-            return [], stop
-        except IntegrityError:  # at the last flush
+            return [], stop, start
+        except Exception:  # at the last flush (a write the database refuses, a deadlock, ...)
+            log.warning("sync push: a batch's try failed at its last flush; one savepoint each", exc_info=True)
             self.seen, self.final = seen, final
-            return [], _NotAlone()
-        return results, None
+            return [], _NotAlone(), start
+        return results, None, reached
 
     def _alone(self, m: Mutation | Outcome, sent_as: str | None) -> dict[str, Any]:
         if isinstance(m, Outcome):

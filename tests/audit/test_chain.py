@@ -90,6 +90,27 @@ def test_a_write_refused_in_a_savepoint_drops_only_that_savepoints_deferred_rows
     assert [(r.action, r.record_id) for r in _rows()] == [("test.kept", "before"), ("test.kept", "after")]
 
 
+def test_numbering_goes_on_after_a_write_refused_in_a_savepoint(app, town_clock):
+    """Rows numbered as they are flushed: a refused write inside a savepoint rolls back to that
+    savepoint only, so the numbers already taken in the transaction stay taken and the next row
+    gets a fresh one (no collision at COMMIT)."""
+    from inspect_api.auth.models import User
+    town_clock.set(MON)
+    db.session.add(User(email="taken@example.org", role="inspector", name="Taken", password_hash="x"))
+    db.session.commit()
+    audit.record("test.numbered", "thing", "first", {})
+    db.session.flush()
+    with pytest.raises(sa.exc.IntegrityError):
+        with db.session.begin_nested():
+            db.session.add(User(email="taken@example.org", role="inspector", name="Again", password_hash="x"))
+            db.session.flush()
+    audit.record("test.numbered", "thing", "second", {})
+    db.session.commit()
+    rows = _rows()
+    assert [r.record_id for r in rows] == ["first", "second"]
+    assert len({r.seq for r in rows}) == 2 and verify().ok
+
+
 def test_seal_covers_each_finished_day_chained_and_idempotent(app, town_clock):
     write_rows(town_clock, MON, 3)
     write_rows(town_clock, TUE, 2, record_id="t")

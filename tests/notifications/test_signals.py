@@ -178,6 +178,29 @@ def test_taking_the_devices_version_sends_the_order_once_not_for_its_trial(app, 
                                               ("vic@example.org", "violator", "order_issued", True, "queued")]
 
 
+def test_an_order_pushed_before_a_refusal_is_issued_once(app, site, heard):
+    """An order created in a batch whose last mutation is refused: its document and the copy attached
+    to its notice are stored outside the transaction, so the batch's try ends, kept, after it and the
+    refusal does not make it be issued again: one receiver call, one issued revision, one message."""
+    permit = site.permit
+    owner = next(p for p in permit.parties if p.role == "owner")
+    office = site.tablet(site.supervisor)
+    order = create("order", {"permit_id": permit.id, "kinds": ["controls"],
+                             "requirements": [{"kind": "controls", "text": "Fix the silt fence"}],
+                             "deadline": "2099-01-31", "recipient_party_ids": [owner.id]})
+    refused = create("order", {"permit_id": permit.id, "kinds": ["controls"], "requirements": [],
+                               "deadline": "not a day", "recipient_party_ids": [owner.id]})
+    blobs = _blobs(app)
+    calls = heard(signals.order_issued)
+    results = office.push([order, refused])
+    assert [r["status"] for r in results] == ["applied", "rejected"], results
+    assert results[1]["error"] == "validation_error"
+    assert calls.senders and len(calls.senders) == 1
+    added = sorted(p.relative_to(Path(urlparse(app.config["STORAGE_URL"]).path)).parts[0] for p in _blobs(app) - blobs)
+    assert added == ["issued", "sha256"]
+    assert rows("order_issued", order["id"]) == [("owner@example.org", "owner", "order_issued", True, "queued")]
+
+
 # --- muting is per context -----------------------------------------------------------------------------
 def test_muting_holds_only_for_the_context_that_muted():
     signal = signals.DomainSignal("test.muting")

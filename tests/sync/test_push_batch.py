@@ -247,16 +247,22 @@ def test_mutations_that_applied_once_but_not_again_are_each_applied_alone(site, 
         assert _audit(m["id"]) == 1 and db.session.get(EntryAuthorization, m["id"]) is not None
 
 
-def test_a_write_refused_at_the_last_flush_is_found_by_one_savepoint_each(site, monkeypatch):
-    """A write the database refuses only when the try flushes at its end names no mutation: the batch
-    is applied one savepoint per mutation, the one whose write collides is answered `retry` with
-    nothing kept, and the others are applied."""
+def _known_and_three(site):
+    """A tablet that has pushed one authorization (`known`), three more to push, and the adapter's
+    real create to wrap."""
     tablet = site.tablet()
     known = create("entry_authorization", entry_data(site.permit.id, granted_by_name="Known"))
     assert tablet.push([known])[0]["status"] == "applied"
     batch = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(3)]
     adapter = registry.get("entry_authorization")
-    real = adapter.create
+    return tablet, known, batch, adapter, adapter.create
+
+
+def test_a_write_refused_at_the_last_flush_is_found_by_one_savepoint_each(site, monkeypatch):
+    """A write the database refuses only when the try flushes at its end names no mutation: the batch
+    is applied one savepoint per mutation, the one whose write collides is answered `retry` with
+    nothing kept, and the others are applied."""
+    tablet, known, batch, adapter, real = _known_and_three(site)
 
     def leaves_a_colliding_write(user, data):
         result = real(user, data)
@@ -275,6 +281,38 @@ def test_a_write_refused_at_the_last_flush_is_found_by_one_savepoint_each(site, 
     assert db.session.get(SyncMutation, batch[1]["mutation_id"]) is None  # not recorded: sent again, it applies
     assert db.session.get(EntryAuthorization, known["id"]).granted_by_name == "Known"
     for m in (batch[0], batch[2]):
+        assert _audit(m["id"]) == 1
+
+
+def test_any_failure_at_a_tries_last_flush_is_found_by_one_savepoint_each(site, monkeypatch):
+    """Not only a collision: a write the database refuses for any reason at the try's last flush (here
+    a value refused, DataError) sends the batch one savepoint per mutation; the mutation that left
+    the write fails alone (internal_error, not recorded) and the others are applied."""
+    import sqlalchemy as sa
+    tablet, known, batch, adapter, real = _known_and_three(site)
+
+    def leaves_a_pending_update(user, data):
+        result = real(user, data)
+        if data["granted_by_name"] == "Owner 2":
+            db.session.get(EntryAuthorization, known["id"]).notes = "refused at the flush"
+        return result
+
+    def refuse(_mapper, _connection, target):
+        if target.notes == "refused at the flush":
+            raise sa.exc.DataError("UPDATE entry_authorizations", {}, Exception("value refused"))
+
+    monkeypatch.setattr(adapter, "create", leaves_a_pending_update)
+    event.listen(EntryAuthorization, "before_update", refuse)
+    try:
+        results = tablet.push(batch)
+    finally:
+        event.remove(EntryAuthorization, "before_update", refuse)
+    assert [r["status"] for r in results] == ["applied", "applied", "rejected"]
+    assert results[2]["error"] == "internal_error"
+    assert db.session.get(EntryAuthorization, batch[2]["id"]) is None
+    assert db.session.get(SyncMutation, batch[2]["mutation_id"]) is None
+    assert db.session.get(EntryAuthorization, known["id"]).notes != "refused at the flush"
+    for m in batch[:2]:
         assert _audit(m["id"]) == 1
 
 

@@ -120,3 +120,21 @@ def test_the_turn_is_held_through_the_commit_and_given_back_after_any_answer(sit
     tablet.push([create("entry_authorization", entry_data(site.permit.id)) for _ in range(over)], status=413)
     assert lane.acquire(0), "a turn was kept after its request ended"
     lane.release()
+
+
+def test_the_turn_is_given_back_when_the_rollback_of_a_failed_request_fails_too(site, app, monkeypatch):
+    """The request's teardowns run one after another: a rollback that raises (a connection gone) is
+    logged and the turn is still given back, or this process would answer sync_busy until restarted."""
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=0)
+    lane = _push_lane(app)
+    with app.test_request_context("/api/v1/sync/push", method="POST"):
+        lanes.take_turn_for_request("sync_push", 1, 0, lambda: AssertionError("no turn"), waiting=0)
+        assert not lane.acquire(0)  # held by this request
+
+        def gone():
+            raise ConnectionError("the connection is gone")
+
+        monkeypatch.setattr(db.session, "rollback", gone)
+        app.do_teardown_request(RuntimeError("the request failed"))
+    assert lane.acquire(0), "the turn was kept after its request ended"
+    lane.release()
