@@ -78,6 +78,11 @@ class _ConflictFound(Exception):
         self.error, self.message = error, message
 
 
+# What a mutation decides about itself (a conflict kept, a refusal): the outcome it gives holds as
+# given on the same records (_Batch.apply, _failed). Anything else is a failure it cannot be blamed for alone.
+_DECIDED = (_ConflictFound, ApiError, ValidationError)
+
+
 class SyncBusy(ApiError):
     code, error = 503, "sync_busy"
     default_message = ("The server is applying other devices' changes; nothing of this batch was applied. "
@@ -266,7 +271,7 @@ class _Batch:
                 return results + [self._alone(m, sent_as) for m, sent_as in parsed[start:]]
             m, sent_as = parsed[stop.at]
             cause = stop.__cause__
-            if isinstance(cause, (_ConflictFound, ApiError, ValidationError)):
+            if isinstance(cause, _DECIDED):
                 results.append(self.one(m, sent_as, partial(_failed, self.user, self.device_id, exc=cause)))
             else:
                 results.append(self._alone(m, sent_as))
@@ -403,9 +408,9 @@ def _apply_and_record(user, device_id: str | None, m: Mutation) -> Outcome:
 
 def _failed(user, device_id: str | None, m: Mutation, exc: Exception) -> Outcome:
     """The outcome of a mutation that did not apply, nothing of it kept."""
-    if isinstance(exc, _ConflictFound):  # the conflict (with the server's current record) is recorded on its own
-        return _record_conflict(user, device_id, m, exc)
-    if isinstance(exc, (ApiError, ValidationError)):
+    if isinstance(exc, _DECIDED):
+        if isinstance(exc, _ConflictFound):  # the conflict (with the server's current record) is recorded on its own
+            return _record_conflict(user, device_id, m, exc)
         return _rejection(exc)
     if isinstance(exc, IntegrityError):
         return _raced()

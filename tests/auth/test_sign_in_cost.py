@@ -5,35 +5,23 @@ from __future__ import annotations
 from datetime import timedelta
 
 from flask_jwt_extended import create_access_token, decode_token
-from sqlalchemy import event
 
 from inspect_api.auth.models import AuthSession, User
 from inspect_api.extensions import db
 
 from ..permits.conftest import assert_error
+from ..sql_count import counting
 
 
 def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _statements(app, call) -> tuple[object, list[str]]:
-    seen: list[str] = []
-
-    def count(_conn, _cursor, statement, *_rest):
-        seen.append(statement)
-
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
-        return call(), seen
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-
-
 def test_a_signed_in_request_reads_its_session_and_account_in_one_statement(app, client, factory):
     user = factory.user("inspector", email="ines@example.org")
     token = factory.login(user)["access_token"]
-    r, statements = _statements(app, lambda: client.get("/api/v1/me", headers=_bearer(token)))
+    with counting() as statements:
+        r = client.get("/api/v1/me", headers=_bearer(token))
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["email"] == "ines@example.org" and r.get_json()["id"] == user.id
     signing_in = [s for s in statements if "auth_sessions" in s or "FROM users" in s]

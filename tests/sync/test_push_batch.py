@@ -18,6 +18,7 @@ from inspect_api.inspections.models import Inspection
 from inspect_api.sync import registry, rights
 from inspect_api.sync.models import SyncConflict, SyncMutation
 
+from ..sql_count import counting
 from .conftest import create, edit, entry_data, inspection_data
 
 # A batch whose every mutation applies is tried in one SAVEPOINT: the record's INSERT per mutation,
@@ -142,18 +143,10 @@ def test_a_mutation_that_fails_inside_the_server_is_not_recorded_and_keeps_nothi
 
 
 def _savepoints_of(push) -> tuple[list, int]:
-    savepoints: list[int] = []
-
-    def count(_conn, _cursor, statement, *_rest):
-        # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
-        savepoints.append(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)))
-
-    event.listen(db.engine, "before_cursor_execute", count)
-    try:
+    with counting() as statements:
         results = push()
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count)
-    return results, sum(savepoints)
+    # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
+    return results, sum(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)) for statement in statements)
 
 
 def test_a_batch_refused_at_its_last_mutation_applies_the_others_again_in_one_savepoint(site):
