@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+from playwright.sync_api import expect
+
 from inspect_api.auth.models import User
 from inspect_api.extensions import db
 
@@ -26,7 +28,8 @@ def test_a_supervisor_reads_the_headings_the_navigation_names(live_server, new_c
     nav = page.locator("#nav a[href='#/issues']")
     assert nav.inner_text().strip() == "Conflicts"
     nav.click()
-    assert page.locator("main h1").inner_text() == "Conflicts"
+    # The screen renders after the hash changes and its records are read: wait for it, not for the old one.
+    expect(page.locator("main h1")).to_have_text("Conflicts")
 
     page.goto(f"{live_server.url}/#/sites")
     heading = page.locator("main h2.section-title").first
