@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from flask import has_request_context, request
-from sqlalchemy import event, select
+from sqlalchemy import event, inspect, select
 from sqlalchemy.orm import Session
 from werkzeug.routing import BaseConverter
 
@@ -140,15 +140,74 @@ def known_records(model: type, ids: Iterable[str], chunk: int = 1000) -> Iterato
 
 
 def get_existing(model: type, record_id: str) -> Any | None:
-    """session.get, without a query for an id known_records found absent and nothing inserted since."""
-    absent = db.session.info.get(_ABSENT)
-    if absent and (model, record_id) in absent:
+    """session.get, without a query for an id known_records found absent and nothing inserted or
+    added (add_new, its INSERT gathered) since."""
+    info = db.session.info
+    absent = info.get(_ABSENT)
+    if absent and (model, record_id) in absent and (model, record_id) not in info.get(_ADDED, ()):
         return None
-    return db.session.get(model, record_id)
+    return db.session.get(model, record_id)  # an added one: the autoflush of its query inserts it
+
+
+# --- inserts a batch gathers (sync push) -----------------------------------------------------------
+# A create flushes at once, so a refused write (a taken id, a missing parent) fails the request that
+# made it. A push batch tried in one savepoint finds such a failure at the try's last flush as well
+# (sync/services.py `_Batch._try` then applies one mutation per savepoint), so within
+# `inserts_deferred` a create made through add_new leaves its INSERT to the next flush: a run of
+# creates of one kind goes to the database as one multi-row INSERT instead of a statement each.
+# The unit of work orders the INSERTs of different kinds by their relationships, not by their
+# foreign keys, so add_new flushes what is pending of any other kind first: one flush never holds
+# two kinds a foreign key may join. A create that writes more after its record (another kind
+# through a plain session.add) keeps db.session.flush().
+_DEFERRED = "records_inserts_deferred"
+_ADDED = "records_added_unflushed"  # (model, id) added by add_new since the last flush or rollback
+
+
+@contextmanager
+def inserts_deferred() -> Iterator[None]:
+    """Within: add_new leaves INSERTs to the next flush (the caller's, or the autoflush of a query)."""
+    before = db.session.info.get(_DEFERRED, False)
+    db.session.info[_DEFERRED] = True
+    try:
+        yield
+    finally:
+        db.session.info[_DEFERRED] = before
+
+
+def add_new(record: Any) -> None:
+    """Add a new record with what its INSERT would give it set now (each column's own default: id,
+    version, times), so its id and version can be read and audited before the INSERT. Flushed at
+    once, as a plain create would, unless inside `inserts_deferred`."""
+    state = inspect(record)
+    for attr in state.mapper.column_attrs:
+        column = attr.columns[0]
+        default = column.default
+        if default is None or not (default.is_scalar or default.is_callable):
+            continue
+        # The unit of work gives an unset attribute, or one set to None (where the type keeps no
+        # JSON null), its column's default; the same here.
+        if attr.key in state.dict and (state.dict[attr.key] is not None or column.type.should_evaluate_none):
+            continue
+        setattr(record, attr.key, default.arg(None) if default.is_callable else default.arg)
+    session = db.session
+    if not session.info.get(_DEFERRED):
+        session.add(record)
+        session.flush()
+        return
+    if any(type(pending) is not type(record) for pending in session.new):
+        session.flush()
+    session.add(record)
+    session.info.setdefault(_ADDED, set()).add((type(record), str(record.id)))
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _added_undone(session: Session, _previous_transaction) -> None:
+    session.info.pop(_ADDED, None)  # a rollback expunges every pending record: absent again
 
 
 @event.listens_for(Session, "after_flush")
 def _inserted(session: Session, _flush_context) -> None:
+    session.info.pop(_ADDED, None)
     absent = session.info.get(_ABSENT)
     if absent:
         for obj in session.new:  # read once: session.new builds a new set per access

@@ -15,7 +15,7 @@ from ..extensions import db
 from ..paging import page_query
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
-from ..records import bump, check_version, existing_for_create, fields_equal
+from ..records import add_new, bump, check_version, existing_for_create, fields_equal
 from . import rules
 from .models import EntryAuthorization
 from .schemas import EntryAuthorizationSchema
@@ -79,8 +79,7 @@ def create_entry_authorization(user, data: dict[str, Any]) -> tuple[EntryAuthori
     _check_content(values)
     record = EntryAuthorization(id=record_id, permit_id=permit.id, created_by=user.id, device_id=current_device_id(),
                                 device_created_at=data.get("device_created_at"), **values)
-    db.session.add(record)
-    db.session.flush()
+    add_new(record)
     audit.record("entry_authorization.create", "entry_authorization", record.id,
                  {k: v for k, v in values.items() if v is not None}, actor=user, permit_id=permit.id)
     return record, True

@@ -73,9 +73,7 @@ def create_finding(user, data: dict[str, Any]) -> tuple[Finding, bool]:
         needs_new_control=data.get("needs_new_control", False), severity=data.get("severity", "moderate"),
         inspection_id=inspection_id, item_key=data.get("item_key"), required_action=data.get("required_action"),
         photo_ids=data.get("photo_ids") or (), actor=user, record_id=record_id,
-        device_created_at=data.get("device_created_at"))
-    record.device_id = current_device_id()
-    db.session.flush()
+        device_id=current_device_id(), device_created_at=data.get("device_created_at"))
     return record, True
 
 

@@ -23,7 +23,7 @@ def create_finding(permit, *, kind: str, description: str, observed_on: date, ne
                    severity: str = "moderate", inspection_id: str | None = None, sample_id: str | None = None,
                    item_key: str | None = None, parameter: str | None = None, required_action: str | None = None,
                    photo_ids: Iterable[str] = (), actor: Any = None, record_id: str | None = None,
-                   device_created_at=None) -> Finding:
+                   device_id: str | None = None, device_created_at=None) -> Finding:
     """Add an open finding to `permit` with its due date from R-I4, audited; flushes, never commits."""
     if kind not in FINDING_KINDS:
         raise ValueError(f"unknown finding kind {kind!r}")
@@ -35,7 +35,7 @@ def create_finding(permit, *, kind: str, description: str, observed_on: date, ne
         required_action=required_action, needs_new_control=bool(needs_new_control), observed_on=observed_on,
         due_on=rules.finding_due_on(observed_on, bool(needs_new_control)), status="open",
         photo_ids=[str(p) for p in photo_ids], created_by=getattr(actor, "id", None),
-        device_created_at=device_created_at,
+        device_id=device_id, device_created_at=device_created_at,
     )
     db.session.add(finding)
     db.session.flush()

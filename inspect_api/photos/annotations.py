@@ -19,7 +19,7 @@ from ..errors import Conflict, Forbidden, NotFound
 from ..extensions import db
 from ..permits.access import is_assigned
 from ..permits.models import Permit
-from ..records import check_version, existing_for_create
+from ..records import add_new, check_version, existing_for_create
 from . import annotation_rules as rules, derivation, markup, parents
 from .models import Photo, PhotoAnnotation
 from .services import get_photo, names_of, rfc3339, visible_photos
@@ -128,8 +128,7 @@ def create_annotation(user, data: dict[str, Any]) -> tuple[PhotoAnnotation, bool
                              device_created_at=device_clock.astimezone(timezone.utc) if device_clock else None)
     if record_id:
         record.id = record_id
-    db.session.add(record)
-    db.session.flush()
+    add_new(record)
     audit.record("photo_annotation.create", "photo_annotation", record.id,
                  {"photo_id": photo.id, "photo_sha256": photo.sha256, "drawn_by": record.created_by,
                   **rules.summary(shapes)}, actor=user, permit_id=photo.permit_id)

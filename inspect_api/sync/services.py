@@ -248,6 +248,9 @@ class _Batch:
         rest of the batch is then tried in one savepoint the same way. A failure at a try's last
         flush names no mutation: from there, one savepoint per mutation.
 
+        Within a try, a run of creates of one kind is inserted together (records.inserts_deferred:
+        one multi-row INSERT at the next flush), flushed before a mutation of another kind.
+
         A try ends, kept, after a mutation that wrote blobs (an order's issued document and the copy
         attached to its notices): what no rollback takes back is done once, not again for a later
         mutation's refusal."""
@@ -285,14 +288,18 @@ class _Batch:
         seen, final = dict(self.seen), dict(self.final)
         results = []
         reached = start
+        kind = None
         try:
-            with db.session.begin_nested():
+            with db.session.begin_nested(), records.inserts_deferred():
                 for at in range(start, end):
                     m, sent_as = parsed[at]
                     reached = at + 1
                     if isinstance(m, Outcome):
                         results.append(_result(sent_as, None, m))
                         continue
+                    if m.entity != kind:  # one kind's gathered creates go in before another kind's writes
+                        db.session.flush()
+                        kind = m.entity
                     blobs = storage.writes()
                     try:
                         results.append(self.one(m, sent_as, lambda m: _apply(self.user, m)))

@@ -3,7 +3,11 @@ import uuid
 from datetime import date, datetime, timedelta
 
 from inspect_api.clock import town_zone
+from inspect_api.entry.models import EntryAuthorization
+from inspect_api.extensions import db
+from inspect_api.inspections.models import Finding
 
+from ..sql_count import counting
 from .conftest import API, T0, answers, iso
 
 DEFICIENT = {"inlet_protection": {"note": "Silt sack at CB-2 torn", "severity": "high",
@@ -204,3 +208,19 @@ def test_work_without_approval_looks_at_the_status_on_the_day_of_the_visit(site,
     after = site.inspection_id(entry_id=site.entry_id(permit_id=permit.id), permit_id=permit.id,
                                started_at=iso(T0 + timedelta(days=3)), ended_at=None, disturbance_observed=True)
     assert site.submit(after).get_json()["findings"] == []
+
+
+def test_a_finding_made_on_a_device_is_stored_in_one_insert_with_its_device(site, client):
+    """A finding arrives with the device it was made on: one INSERT with it, not an INSERT and then an
+    UPDATE to add the device."""
+    headers = site.factory.headers(site.inspector, device_id="tablet-findings")
+    entry = site.entry(headers=headers)
+    assert entry.status_code == 201
+    with counting() as statements:
+        made = client.post(f"{API}/findings", headers=headers, json={
+            "permit_id": site.permit.id, "description": "Silt fence down at the swale", "observed_on": "2026-05-04"})
+    assert made.status_code == 201 and made.get_json()["description"] == "Silt fence down at the swale"
+    assert [s.split(" (")[0] for s in statements if s.startswith(("INSERT INTO findings", "UPDATE findings"))] \
+        == ["INSERT INTO findings"]
+    device = db.session.get(EntryAuthorization, entry.get_json()["id"]).device_id
+    assert device and db.session.get(Finding, made.get_json()["id"]).device_id == device

@@ -10,6 +10,7 @@ import uuid
 import pytest
 from sqlalchemy import event, func, select
 
+from inspect_api import clock
 from inspect_api.audit import AuditEntry
 from inspect_api.changes import SyncChange
 from inspect_api.entry.models import EntryAuthorization
@@ -21,11 +22,12 @@ from inspect_api.sync.models import SyncConflict, SyncMutation
 from ..sql_count import counting
 from .conftest import create, edit, entry_data, inspection_data
 
-# A batch whose every mutation applies is tried in one SAVEPOINT: the record's INSERT per mutation,
-# plus a fixed number per batch (the reads made once, the outcome and audit writes, the change feed
-# and snapshots at COMMIT). One read per mutation more than that (an N+1) breaks the bound; the push
-# used to make about 11 per mutation, then 3 with a savepoint of each mutation's own.
-STATEMENTS_PER_MUTATION = 1
+# A batch whose every mutation applies is tried in one SAVEPOINT, a run of creates of one kind inserted
+# together: a fixed number of statements per batch (the reads made once, the records' INSERT, the
+# outcome and audit writes, the change feed and snapshots at COMMIT), none per mutation. One read or
+# write per mutation (an N+1) breaks the bound; the push used to make about 11 per mutation, then 3
+# with a savepoint of each mutation's own, then 1 (its record's INSERT).
+STATEMENTS_PER_MUTATION = 0
 STATEMENTS_PER_BATCH = 40
 
 
@@ -142,11 +144,25 @@ def test_a_mutation_that_fails_inside_the_server_is_not_recorded_and_keeps_nothi
     assert _audit(broken["id"], "entry_authorization.create") == 1
 
 
+def _savepoints(statements: list[str]) -> int:
+    # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
+    return sum(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)) for statement in statements)
+
+
+def _inserts(statements: list[str], table: str) -> int:
+    """INSERT statements into `table` (an executemany or a multi-row INSERT counts once)."""
+    return sum(s.startswith(f"INSERT INTO {table} ") for s in statements)
+
+
+def _by_id(statements: list[str], table: str) -> int:
+    """Reads of one `table` row by its id (session.get), not the batch's one read of every id."""
+    return sum(s.startswith("SELECT ") and f"FROM {table} " in s and f"WHERE {table}.id = " in s for s in statements)
+
+
 def _savepoints_of(push) -> tuple[list, int]:
     with counting() as statements:
         results = push()
-    # On PostgreSQL a RELEASE is sent with the next SAVEPOINT, in one statement (database.py).
-    return results, sum(len(re.findall(r"(?:^|; )SAVEPOINT ", statement)) for statement in statements)
+    return results, _savepoints(statements)
 
 
 def test_a_batch_refused_at_its_last_mutation_applies_the_others_again_in_one_savepoint(site):
@@ -160,10 +176,15 @@ def test_a_batch_refused_at_its_last_mutation_applies_the_others_again_in_one_sa
     assert tablet.push([known])[0]["status"] == "applied"  # the device is registered (its own savepoint)
     good = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(4)]
     refused = create("entry_authorization", entry_data(site.permit.id, scope=["dancing"]))
-    results, savepoints = _savepoints_of(lambda: tablet.push([*good, refused]))
+    with counting() as statements:
+        results = tablet.push([*good, refused])
     assert [r["status"] for r in results] == ["applied"] * 4 + ["rejected"]
     assert results[4]["error"] == "validation_error" and "scope" in results[4]["errors"]
-    assert savepoints == 2  # the batch's try, then the four again; the refusal is not tried again
+    # The first try gathered its four creates' INSERTs for its end and was refused before it: it sent
+    # the database nothing, not even its SAVEPOINT. The four again: one savepoint, one INSERT, and no
+    # read of their ids (still known absent: the rollback took back what the first try added).
+    assert _savepoints(statements) == 1 and _inserts(statements, "entry_authorizations") == 1
+    assert _by_id(statements, "entry_authorizations") == 0
     ids = [m["id"] for m in good]
     assert set(db.session.scalars(select(EntryAuthorization.id))) == {known["id"], *ids}
     for record_id in ids:
@@ -206,9 +227,11 @@ def test_each_mutation_that_does_not_apply_is_tried_once_and_the_batch_goes_on_t
     # conflict, applied again; Owner 3 to 5: applied in the last try.
     assert [n for n in applied if n != "trial"] == ["Owner 0", "Owner 1", "Owner 0", "Owner 1", "Owner 2",
                                                      "Owner 2", "Owner 3", "Owner 4", "Owner 5"]
-    # Tries: the batch, its first two again, the rest (stopped at the conflict, whose rights trial has a
-    # savepoint of its own), its first again, the conflict recorded in its own, the last three.
-    assert savepoints == 7
+    # Tries: the batch (stopped at the refusal before it sent anything: its creates' INSERTs wait for
+    # its end, so not even its SAVEPOINT went out), its first two again, the rest (stopped at the
+    # conflict, whose rights trial has a savepoint of its own), its first again, the conflict recorded
+    # in its own, the last three.
+    assert savepoints == 6
     assert db.session.scalar(select(func.count()).select_from(SyncConflict)) == 1
     for m in good:
         assert _audit(m["id"]) == 1
@@ -352,3 +375,55 @@ def test_a_permit_made_earlier_in_the_batch_is_found_by_the_next_mutation(site, 
     results = tablet.push([permit, entry])
     assert [r["status"] for r in results] == ["applied", "applied"], results
     assert db.session.get(EntryAuthorization, entry["id"]).permit_id == permit_id
+
+
+def test_a_run_of_creates_of_one_kind_goes_to_the_database_as_one_insert(site):
+    """Fifty creates of one kind in a batch: one INSERT statement for all of them (a multi-row INSERT or
+    an executemany), no read of any of their ids, and each record stored as a create alone stores it:
+    its id, version 1, the server's times, its audit row and its outcome."""
+    tablet = site.tablet()
+    tablet.push([create("entry_authorization", entry_data(site.permit.id))])  # the device is registered
+    batch = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(50)]
+    before = clock.now()
+    with counting() as statements:
+        results = tablet.push(batch)
+    after = clock.now()
+    assert [(r["status"], r["version"]) for r in results] == [("applied", 1)] * 50
+    assert _inserts(statements, "entry_authorizations") == 1
+    assert _by_id(statements, "entry_authorizations") == 0
+    db.session.expire_all()
+    for n, m in enumerate(batch):
+        record = db.session.get(EntryAuthorization, m["id"])
+        assert record.granted_by_name == f"Owner {n}" and record.version == 1 and record.device_id == tablet.device_id
+        assert before <= record.created_at <= record.updated_at <= after
+        assert _audit(m["id"], "entry_authorization.create") == 1
+
+
+def test_an_id_created_twice_in_one_run_is_found_before_its_insert(site):
+    """The same id twice in one batch, before the first one's INSERT has gone out: sent the same, the
+    second is a duplicate; with other data, a conflict. The record is the first's, inserted once."""
+    tablet = site.tablet()
+    tablet.push([create("entry_authorization", entry_data(site.permit.id))])
+    first = create("entry_authorization", entry_data(site.permit.id, granted_by_name="First"))
+    same = {**first, "mutation_id": str(uuid.uuid4())}
+    other = create("entry_authorization", entry_data(site.permit.id, granted_by_name="Other"), record_id=first["id"])
+    results = tablet.push([first, same, other])
+    assert [r["status"] for r in results] == ["applied", "duplicate", "conflict"], results
+    assert results[2]["error"] == "conflict"
+    assert db.session.get(EntryAuthorization, first["id"]).granted_by_name == "First"
+    assert _audit(first["id"]) == 1
+
+
+def test_a_create_resting_on_a_record_created_just_before_it_finds_it_inserted(site):
+    """Runs of two kinds a foreign key joins (inspections resting on authorizations made earlier in the
+    batch): each run of authorizations is inserted before the next kind's writes, on both databases."""
+    tablet = site.tablet()
+    entries = [create("entry_authorization", entry_data(site.permit.id, granted_by_name=f"Owner {n}")) for n in range(4)]
+    batch = [entries[0], entries[1], create("inspection", inspection_data(site.permit.id, entries[1]["id"])),
+             entries[2], entries[3], create("inspection", inspection_data(site.permit.id, entries[3]["id"]))]
+    with counting() as statements:
+        results = tablet.push(batch)
+    assert [r["status"] for r in results] == ["applied"] * 6, results
+    assert _inserts(statements, "entry_authorizations") == 2  # one per run
+    assert [db.session.get(Inspection, batch[i]["id"]).entry_authorization_id for i in (2, 5)] == \
+        [entries[1]["id"], entries[3]["id"]]
