@@ -14,6 +14,7 @@ size, as tests make, gives the lane anew).
 from __future__ import annotations
 
 import threading
+from collections import deque
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -23,30 +24,63 @@ from .errors import ApiError
 from .extensions import db
 
 
+class _Waiter:
+    __slots__ = ("given", "woken")
+
+    def __init__(self) -> None:
+        self.given = False
+        self.woken = threading.Event()
+
+
 class Lane:
+    """`size` turns; requests that find none wait in line, first come first served: a turn given back
+    goes straight to the first in line, so a request that arrives at that moment cannot take it
+    ahead of one that has waited."""
+
     def __init__(self, size: int, waiting: int | None) -> None:
         self.size, self.waiting = max(1, size), waiting
-        self._turns = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
-        self._in_line = 0
+        self._free = self.size
+        self._line: deque[_Waiter] = deque()
+
+    @property
+    def in_line(self) -> int:
+        with self._lock:
+            return len(self._line)
 
     def acquire(self, wait_seconds: float) -> bool:
         """A turn now, or after waiting in line at most `wait_seconds`; False when the line is full
         or the wait ran out."""
-        if self._turns.acquire(blocking=False):
-            return True
+        return self.take(wait_seconds) is not None
+
+    def take(self, wait_seconds: float) -> bool | None:
+        """As acquire, saying how the turn came: False at once, True after waiting in line (what the
+        caller read before may have changed meanwhile); None: no turn."""
         with self._lock:
-            if self.waiting is not None and self._in_line >= self.waiting:
+            if self._free and not self._line:
+                self._free -= 1
                 return False
-            self._in_line += 1
-        try:
-            return wait_seconds > 0 and self._turns.acquire(timeout=wait_seconds)
-        finally:
-            with self._lock:
-                self._in_line -= 1
+            if wait_seconds <= 0 or (self.waiting is not None and len(self._line) >= self.waiting):
+                return None
+            me = _Waiter()
+            self._line.append(me)
+        me.woken.wait(wait_seconds)
+        with self._lock:
+            if me.given:  # given, if only as the wait ran out
+                return True
+            self._line.remove(me)
+            return None
 
     def release(self) -> None:
-        self._turns.release()
+        with self._lock:
+            if self._line:
+                first = self._line.popleft()
+                first.given = True
+                first.woken.set()
+            elif self._free < self.size:
+                self._free += 1
+            else:
+                raise ValueError("a turn given back that was not taken")
 
 
 _lanes: dict[str, Lane] = {}
@@ -76,15 +110,18 @@ def turn(name: str, size: int, wait_seconds: float, busy: Callable[[], ApiError]
 
 
 def take_turn_for_request(name: str, size: int, wait_seconds: float, busy: Callable[[], ApiError],
-                          waiting: int | None = None) -> None:
+                          waiting: int | None = None) -> bool:
     """A turn held until the request ends, after its COMMIT (released at teardown). What the request
     read so far (signing in) is rolled back first, so while it waits it holds no transaction: no
-    connection, snapshot or SQLite write lock is kept from the turn's holder or anyone else."""
+    connection, snapshot or SQLite write lock is kept from the turn's holder or anyone else. True
+    when the turn came after a wait in line: what was read before may have changed meanwhile."""
     db.session.rollback()
     held = lane(name, size, waiting)
-    if not held.acquire(wait_seconds):
+    waited = held.take(wait_seconds)
+    if waited is None:
         raise busy()
     g.setdefault(_HELD, []).append(held)
+    return waited
 
 
 def register(app: Flask) -> None:

@@ -6,6 +6,7 @@ from flask import g
 from ..errors import error_response
 from ..extensions import db, jwt
 from .models import User
+from .permissions import ACCOUNT_GONE, SESSION_ENDED
 from .services import live_session_user
 
 # flask-jwt-extended asks whether the token is revoked, then for its user: the first answer reads
@@ -30,7 +31,7 @@ def _load_user(_header, payload):
 
 @jwt.user_lookup_error_loader
 def _no_user(_header, _payload):
-    return error_response(401, "This account no longer exists or is disabled.", "unauthorized")
+    return error_response(401, *ACCOUNT_GONE)
 
 
 @jwt.unauthorized_loader
@@ -50,7 +51,7 @@ def _expired(_header, _payload):
 
 @jwt.revoked_token_loader
 def _revoked_answer(_header, _payload):
-    return error_response(401, "This session was signed out or revoked; sign in again.", "token_revoked")
+    return error_response(401, *SESSION_ENDED)
 
 
 @jwt.needs_fresh_token_loader

@@ -7,8 +7,14 @@ from typing import Callable
 from flask import g, request
 from flask_jwt_extended import current_user, get_jwt, jwt_required, verify_jwt_in_request
 
-from ..errors import Forbidden
+from ..errors import Forbidden, Unauthorized
 from .devices import device_owner
+from .services import live_session_user
+
+# What signing in answers when the token's session or its account no longer signs in (the same 401
+# whether flask-jwt asks, on the way in, or still_signed_in, after a wait).
+SESSION_ENDED = ("This session was signed out or revoked; sign in again.", "token_revoked")
+ACCOUNT_GONE = ("This account no longer exists or is disabled.", "unauthorized")
 
 
 def login_required(fn: Callable) -> Callable:
@@ -56,8 +62,20 @@ def _remember_device() -> None:
                             error="device_in_use")
 
 
+def still_signed_in() -> None:
+    """Signing in asked again, for a request that waited after it (a push waiting for its turn): a
+    session revoked or expired, or an account disabled, meanwhile is refused as it would be now."""
+    claims = get_jwt()
+    user = live_session_user(claims.get("sid"), claims.get("sub"))
+    if user is None:
+        raise Unauthorized(SESSION_ENDED[0], error=SESSION_ENDED[1])
+    if not user.active:
+        raise Unauthorized(ACCOUNT_GONE[0], error=ACCOUNT_GONE[1])
+
+
 def current_device_id() -> str | None:
     return getattr(g, "device_id", None)
 
 
-__all__ = ["login_required", "roles_required", "current_user", "current_device_id", "jwt_required"]
+__all__ = ["login_required", "roles_required", "current_user", "current_device_id", "jwt_required",
+           "still_signed_in"]

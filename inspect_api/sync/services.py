@@ -40,6 +40,7 @@ from .sent_back import editable_keys, settle_read_only, stored_form
 from ..permits import access
 from . import registry, rights, rules
 from ..auth.devices import touch_device
+from ..auth.permissions import still_signed_in
 from .models import SyncConflict, SyncMutation
 from .schemas import MutationSchema
 from .snapshots import to_json
@@ -99,8 +100,10 @@ def take_push_turn() -> None:
     CPU, not every thread, and reads keep theirs."""
     config = current_app.config
     retry = max(1, int(config["SYNC_PUSH_RETRY_SECONDS"]))
-    lanes.take_turn_for_request("sync_push", config["SYNC_PUSH_AT_ONCE"], config["SYNC_PUSH_WAIT_SECONDS"],
-                                lambda: SyncBusy(retry), waiting=config["SYNC_PUSH_WAITING"])
+    waited = lanes.take_turn_for_request("sync_push", config["SYNC_PUSH_AT_ONCE"], config["SYNC_PUSH_WAIT_SECONDS"],
+                                         lambda: SyncBusy(retry), waiting=config["SYNC_PUSH_WAITING"])
+    if waited:  # signed in before the wait: a session revoked or an account disabled meanwhile applies nothing
+        still_signed_in()
 
 
 def push(user, body: dict[str, Any]) -> dict[str, Any]:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from inspect_api import lanes
+from inspect_api.auth.models import User
+from inspect_api.auth.services import revoke_sessions
 from inspect_api.entry.models import EntryAuthorization
 from inspect_api.extensions import db
 from inspect_api.sync.models import SyncMutation
@@ -68,9 +71,9 @@ def test_a_push_waits_for_its_turn_holding_no_connection_then_applies(site, app)
     sender.start()
     try:
         deadline = time.monotonic() + 30
-        while lane._in_line == 0 and time.monotonic() < deadline:
+        while lane.in_line == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert lane._in_line == 1, "the push never reached the lane"
+        assert lane.in_line == 1, "the push never reached the lane"
         # Signed in (its session and device were read), it now waits holding no connection: no
         # transaction, no snapshot, and on SQLite no write lock kept from the batch being applied.
         assert db.engine.pool.checkedout() == 0
@@ -93,7 +96,7 @@ def test_a_push_whose_wait_runs_out_is_refused(site, app):
     finally:
         lane.release()
     assert body["error"] == "sync_busy" and body["errors"] == {"retry_after_s": [2]}
-    assert lane._in_line == 0 and _count(SyncMutation) == 0
+    assert lane.in_line == 0 and _count(SyncMutation) == 0
 
 
 def test_the_turn_is_held_through_the_commit_and_given_back_after_any_answer(site, app):
@@ -137,4 +140,86 @@ def test_the_turn_is_given_back_when_the_rollback_of_a_failed_request_fails_too(
         monkeypatch.setattr(db.session, "rollback", gone)
         app.do_teardown_request(RuntimeError("the request failed"))
     assert lane.acquire(0), "the turn was kept after its request ended"
+    lane.release()
+
+
+def test_a_turn_given_back_goes_to_the_first_in_line_not_to_a_newcomer():
+    """First come, first served: the turn given back goes straight to the first request in line, so one
+    arriving at that moment finds none (and the second in line gets the turn after the first)."""
+    lane = lanes.Lane(1, 2)
+    assert lane.acquire(0)
+    order: list[str] = []
+
+    def wait_in_line(name: str) -> None:
+        if lane.acquire(30):
+            order.append(name)
+            lane.release()
+
+    first, second = (threading.Thread(target=wait_in_line, args=(name,)) for name in ("first", "second"))
+    for n, waiting in enumerate((first, second), start=1):
+        waiting.start()
+        deadline = time.monotonic() + 30
+        while lane.in_line < n and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert lane.in_line == n
+    lane.release()
+    assert not lane.acquire(0)  # the newcomer: the turn is the first's already
+    first.join(timeout=30)
+    second.join(timeout=30)
+    assert order == ["first", "second"] and lane.in_line == 0
+    assert lane.acquire(0)
+    lane.release()
+    with pytest.raises(ValueError):
+        lane.release()  # no turn is given back twice
+
+
+def test_a_wait_that_runs_out_leaves_the_line_and_the_turn_is_not_lost():
+    lane = lanes.Lane(1, 1)
+    assert lane.acquire(0)
+    assert lane.acquire(0.05) is False and lane.in_line == 0
+    assert lane.acquire(0) is False  # still held by the first
+    lane.release()
+    assert lane.acquire(0)
+    lane.release()
+
+
+@pytest.mark.parametrize("meanwhile, status, error", [
+    ("the session is revoked", 401, "token_revoked"), ("the account is disabled", 401, "unauthorized")])
+def test_a_push_that_waited_is_signed_in_again_before_it_applies(site, app, meanwhile, status, error):
+    """Signing in is checked on the way in; a push then waiting up to SYNC_PUSH_WAIT_SECONDS for its turn
+    is checked again once it has it: revoked or disabled meanwhile, it applies and records nothing."""
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=1, SYNC_PUSH_WAIT_SECONDS=30)
+    tablet = site.tablet()
+    batch = [create("entry_authorization", entry_data(site.permit.id))]
+    inspector_id = site.inspector.id
+    db.session.commit()
+    db.session.close()
+    lane = _push_lane(app)
+    assert lane.acquire(0)
+    answers: list = []
+
+    def send():
+        response = app.test_client().post(f"{API}/sync/push", json={"device_id": tablet.device_id, "mutations": batch},
+                                          headers=tablet.headers)
+        answers.append((response.status_code, response.get_json()))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        deadline = time.monotonic() + 30
+        while lane.in_line == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert lane.in_line == 1, "the push never reached the lane"
+        if meanwhile == "the session is revoked":
+            revoke_sessions(user_id=inspector_id)
+        else:
+            db.session.get(User, inspector_id).active = False
+        db.session.commit()
+    finally:
+        lane.release()
+    sender.join(timeout=30)
+    assert answers and answers[0][0] == status, answers
+    assert answers[0][1]["error"] == error and answers[0][1]["code"] == status
+    assert _count(EntryAuthorization) == 0 and _count(SyncMutation) == 0
+    assert lane.acquire(0), "the refused push kept its turn"
     lane.release()
