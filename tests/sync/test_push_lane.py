@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
+from typing import Iterator
 
 import pytest
 from sqlalchemy import event, func, select
@@ -52,12 +54,10 @@ def test_a_push_past_the_line_is_refused_with_retry_after_and_applies_nothing(si
     assert _count(EntryAuthorization) == 2
 
 
-def test_a_push_waits_for_its_turn_holding_no_connection_then_applies(site, app):
-    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=1, SYNC_PUSH_WAIT_SECONDS=30)
-    tablet = site.tablet()
-    batch = [create("entry_authorization", entry_data(site.permit.id))]
-    db.session.commit()
-    db.session.close()  # this test's own connection back in the pool
+@contextmanager
+def _a_push_waiting(app, tablet, batch) -> Iterator[list]:
+    """The batch sent from another thread while this test holds the lane's one turn: in the block, the
+    push waits in line; after it, the turn was given back and the push's (status, body) answered."""
     lane = _push_lane(app)
     assert lane.acquire(0)
     answers: list = []
@@ -70,17 +70,31 @@ def test_a_push_waits_for_its_turn_holding_no_connection_then_applies(site, app)
     sender = threading.Thread(target=send)
     sender.start()
     try:
-        deadline = time.monotonic() + 30
-        while lane.in_line == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert lane.in_line == 1, "the push never reached the lane"
+        _until(lambda: lane.in_line == 1, "the push never reached the lane")
+        yield answers
+    finally:
+        lane.release()
+        sender.join(timeout=30)
+
+
+def _until(condition, failure: str) -> None:
+    deadline = time.monotonic() + 30
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert condition(), failure
+
+
+def test_a_push_waits_for_its_turn_holding_no_connection_then_applies(site, app):
+    app.config.update(SYNC_PUSH_AT_ONCE=1, SYNC_PUSH_WAITING=1, SYNC_PUSH_WAIT_SECONDS=30)
+    tablet = site.tablet()
+    batch = [create("entry_authorization", entry_data(site.permit.id))]
+    db.session.commit()
+    db.session.close()  # this test's own connection back in the pool
+    with _a_push_waiting(app, tablet, batch) as answers:
         # Signed in (its session and device were read), it now waits holding no connection: no
         # transaction, no snapshot, and on SQLite no write lock kept from the batch being applied.
         assert db.engine.pool.checkedout() == 0
         assert not answers
-    finally:
-        lane.release()
-    sender.join(timeout=30)
     assert answers and answers[0][0] == 200, answers
     assert [r["status"] for r in answers[0][1]["results"]] == ["applied"]
     assert _count(EntryAuthorization) == 1
@@ -158,10 +172,7 @@ def test_a_turn_given_back_goes_to_the_first_in_line_not_to_a_newcomer():
     first, second = (threading.Thread(target=wait_in_line, args=(name,)) for name in ("first", "second"))
     for n, waiting in enumerate((first, second), start=1):
         waiting.start()
-        deadline = time.monotonic() + 30
-        while lane.in_line < n and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert lane.in_line == n
+        _until(lambda: lane.in_line == n, f"request {n} never reached the line")
     lane.release()
     assert not lane.acquire(0)  # the newcomer: the turn is the first's already
     first.join(timeout=30)
@@ -194,32 +205,15 @@ def test_a_push_that_waited_is_signed_in_again_before_it_applies(site, app, mean
     inspector_id = site.inspector.id
     db.session.commit()
     db.session.close()
-    lane = _push_lane(app)
-    assert lane.acquire(0)
-    answers: list = []
-
-    def send():
-        response = app.test_client().post(f"{API}/sync/push", json={"device_id": tablet.device_id, "mutations": batch},
-                                          headers=tablet.headers)
-        answers.append((response.status_code, response.get_json()))
-
-    sender = threading.Thread(target=send)
-    sender.start()
-    try:
-        deadline = time.monotonic() + 30
-        while lane.in_line == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert lane.in_line == 1, "the push never reached the lane"
+    with _a_push_waiting(app, tablet, batch) as answers:
         if meanwhile == "the session is revoked":
             revoke_sessions(user_id=inspector_id)
         else:
             db.session.get(User, inspector_id).active = False
         db.session.commit()
-    finally:
-        lane.release()
-    sender.join(timeout=30)
     assert answers and answers[0][0] == status, answers
     assert answers[0][1]["error"] == error and answers[0][1]["code"] == status
     assert _count(EntryAuthorization) == 0 and _count(SyncMutation) == 0
+    lane = _push_lane(app)
     assert lane.acquire(0), "the refused push kept its turn"
     lane.release()
