@@ -13,7 +13,7 @@ from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
 from .extensions import api, compress, db, jwt, limiter, migrate
 from .http import register_http_policies
-from .json_provider import OrjsonProvider
+from .json_provider import OrjsonProvider, load_stored
 from .records import RecordIdConverter
 
 # Domain packages, in the order their blueprints appear in the OpenAPI document. Every domain is part
@@ -71,6 +71,9 @@ def create_app(config: Config | None = None) -> Flask:
         "security": [{"bearerAuth": []}],
     }
 
+    # Stored JSON columns are read by orjson (json_provider.load_stored): lists read many of them.
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {"json_deserializer": load_stored,
+                                               **app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {})}
     db.init_app(app)
     with app.app_context():
         configure_engine_events(db.engine)
