@@ -31,6 +31,9 @@ STORED = ("sampled_at", "sampler", *GPS_FIX_COLUMNS, "outfall_id", "sample_type"
           "lab_receipt_temperature_c", "analyzed_at", "notes")
 
 _dump_schema = SampleSchema()
+# The schema's fields a sample's own attributes give (columns and properties of the model); the
+# rest a view computes (sample_views).
+_OWN_FIELDS = tuple(name for name in _dump_schema.fields if hasattr(Sample, name))
 
 
 def visible_samples(user) -> Select:
@@ -73,7 +76,7 @@ def sample_views(records: Iterable[Sample], now: datetime | None = None) -> list
     now = now or clock.now()
     views = []
     for record in records:
-        view = {column: getattr(record, column) for column in _dump_schema.fields if hasattr(record, column)}
+        view = {name: getattr(record, name) for name in _OWN_FIELDS}
         view.update(
             location=gps_fix_of(record), finding_ids=finding_ids[record.id],
             chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
