@@ -1,7 +1,9 @@
-"""The faster JSON writer and schema base give exactly what Flask's provider and marshmallow give."""
+"""The faster JSON writer, stored-JSON reader and schema base give exactly what Flask's provider, the
+standard library and marshmallow give."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -12,7 +14,9 @@ from flask.json.provider import DefaultJSONProvider
 from marshmallow import fields
 
 from inspect_api.dumping import Schema
-from inspect_api.json_provider import OrjsonProvider
+from inspect_api.extensions import db
+from inspect_api.json_provider import OrjsonProvider, load_stored
+from tests.factories import DEMO_PASSWORDS
 
 
 @dataclasses.dataclass
@@ -110,3 +114,122 @@ def test_the_schema_base_dumps_what_marshmallow_dumps():
         "nested": {"key": "a", "when": "2026-03-04", "items": ["x", "2"]},
         "many": [{"key": "a", "when": "2026-03-04", "items": ["x", "2"]}, {"key": "b", "items": []}],
         "dotted": "a"}
+
+
+class _Kinds(Schema):
+    """A field of each kind the written-out dumping formats inline, and some it asks."""
+
+    text = fields.String()
+    email = fields.Email()
+    whole = fields.Integer()
+    whole_text = fields.Integer(as_string=True)
+    real = fields.Float()
+    money = fields.Decimal(places=2)
+    flag = fields.Boolean()
+    flag_no_defaults = fields.Boolean(truthy={"y"}, falsy={"n"})
+    at = fields.DateTime()
+    at_rfc = fields.DateTime(format="rfc")
+    at_pattern = fields.DateTime(format="%Y/%m/%d")
+    day = fields.Date()
+    raw = fields.Raw()
+    texts = fields.List(fields.String())
+    days = fields.List(fields.Date())
+    matrix = fields.List(fields.List(fields.Integer()))
+    inner = fields.Nested(_Inner)
+    inners = fields.Nested(_Inner, many=True)
+    inner_list = fields.List(fields.Nested(_Inner, only=("key",)))
+    constant = fields.Constant("always")
+    later = fields.String(dump_default=lambda: "made when absent")
+    method = fields.Method("_shout")
+
+    def _shout(self, obj):
+        return "method"
+
+
+class _PlainKinds(marshmallow.Schema):
+    _Inner = _Plain._Inner
+    text, email = fields.String(), fields.Email()
+    whole, whole_text, real = fields.Integer(), fields.Integer(as_string=True), fields.Float()
+    money = fields.Decimal(places=2)
+    flag, flag_no_defaults = fields.Boolean(), fields.Boolean(truthy={"y"}, falsy={"n"})
+    at, at_rfc, at_pattern = fields.DateTime(), fields.DateTime(format="rfc"), fields.DateTime(format="%Y/%m/%d")
+    day, raw = fields.Date(), fields.Raw()
+    texts, days, matrix = fields.List(fields.String()), fields.List(fields.Date()), fields.List(fields.List(fields.Integer()))
+    inner, inners = fields.Nested(_Inner), fields.Nested(_Inner, many=True)
+    inner_list = fields.List(fields.Nested(_Inner, only=("key",)))
+    constant = fields.Constant("always")
+    later = fields.String(dump_default=lambda: "made when absent")
+    method = fields.Method("_shout")
+
+    def _shout(self, obj):
+        return "method"
+
+
+def test_each_kind_of_field_dumps_as_marshmallow_dumps_it():
+    """Values of the expected type and of others (text given as bytes or a number, a whole number as
+    a float or a bool, a datetime where a date is declared), None, and absent."""
+    at = datetime(2026, 12, 5, 14, 30, 1, 250, tzinfo=timezone.utc)
+    inner = {"key": "k", "when": date(2026, 1, 2), "items": ["a"]}
+    full = dict(text="t", email="a@b.example", whole=3, whole_text=4, real=1.5, money=Decimal("2.5"), flag=True,
+                flag_no_defaults="y", at=at, at_rfc=at, at_pattern=at, day=date(2026, 2, 3), raw={"any": [1]},
+                texts=["a", 1, b"bytes"], days=[date(2026, 1, 1), at], matrix=[[1, 2.0], []], inner=inner,
+                inners=[inner, _Object(key="o", items=())], inner_list=[inner, None], constant="ignored",
+                later="given")
+    odd = dict(text=b"bytes", email=7, whole=3.9, whole_text=True, real=2, money=3, flag=0,
+               flag_no_defaults="n", at=at, at_rfc=None, at_pattern=None, day=at, raw=None, texts=None, days=[],
+               matrix=None, inner=None, inners=[], inner_list=[], later=None)
+    nones = {key: None for key in full}
+    for values in (full, odd, nones, {}):
+        for record in (_Object(**values), dict(values)):
+            assert _Kinds().dump(record) == _PlainKinds().dump(record), values
+            assert _Kinds(many=True).dump([record, record]) == _PlainKinds(many=True).dump([record, record])
+    assert _Kinds().dump(_Object(**full))["days"] == ["2026-01-01", "2026-12-05"]  # date.isoformat of a datetime
+    assert _Kinds().dump({})["later"] == "made when absent" and "text" not in _Kinds().dump({})
+
+
+def test_every_answer_of_the_demo_town_is_what_marshmallow_would_dump(client, demo_town, monkeypatch):
+    """The lists, each record of the first page of each, and a first sync pull, as a supervisor and
+    an applicant, byte for byte against marshmallow's own dumping."""
+    urls = ["/api/v1/permits", "/api/v1/inspections", "/api/v1/findings", "/api/v1/orders", "/api/v1/samples",
+            "/api/v1/notifications", "/api/v1/deadlines", "/api/v1/me", "/api/v1/sync/pull"]
+    with_items = {"/api/v1/permits", "/api/v1/inspections", "/api/v1/findings", "/api/v1/orders", "/api/v1/samples"}
+    answers: dict[tuple[str, str], bytes] = {}
+
+    def read_all(label: str) -> None:
+        for role in ("supervisor", "applicant"):
+            login = client.post("/api/v1/auth/login", json={"email": demo_town.users[role].email,
+                                                             "password": DEMO_PASSWORDS[role]})
+            headers = {"Authorization": f"Bearer {login.get_json()['access_token']}"}
+            for url in urls if role == "supervisor" else [u for u in urls if u != "/api/v1/deadlines"]:
+                r = client.get(url, headers=headers)
+                assert r.status_code == 200, (url, r.get_json())
+                answers[(label, role, url)] = r.data
+                if url in with_items:
+                    for item in r.get_json()[:5]:
+                        one = client.get(f"{url}/{item['id']}", headers=headers)
+                        assert one.status_code == 200, one.get_json()
+                        answers[(label, role, f"{url}/{item['id']}")] = one.data
+
+    read_all("written out")
+    monkeypatch.setattr(Schema, "_serialize", marshmallow.Schema._serialize)
+    read_all("marshmallow")
+    mine = {key[1:]: data for key, data in answers.items() if key[0] == "written out"}
+    theirs = {key[1:]: data for key, data in answers.items() if key[0] == "marshmallow"}
+    assert len(mine) > 40 and mine.keys() == theirs.keys()
+    for key in mine:
+        assert mine[key] == theirs[key], key
+
+
+def test_stored_json_reads_back_as_the_standard_library_reads_it(app):
+    texts = ['{"a": [1, 2.5, null, true], "b": {"c": "\\u00e9\\ud83d\\ude00"}}', "[]", '"text"',
+             "NaN", '{"x": Infinity}', "[1e400]", "123456789012345678901234567890", "[9223372036854775807]",
+             '{"n": -12345678901234567890}', '"\\ud800 lone"', '{"a": 1, "a": 2}', "0.1", "1E-7"]
+    for text in texts:
+        for given in (text, text.encode()):
+            read, expected = load_stored(given), json.loads(text)
+            assert repr(read) == repr(expected), text  # repr: NaN equals no NaN, and 1 == 1.0
+            assert type(read) is type(expected)
+    assert load_stored("123456789012345678901234567890") == 123456789012345678901234567890
+    assert load_stored('["raw \ud800 surrogate"]') == ["raw \ud800 surrogate"]  # in text from the database
+    assert load_stored('[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]') == list(range(1, 12))  # 19 digits in all
+    assert db.engine.dialect._json_deserializer is load_stored  # the app's engine reads JSON columns with it
