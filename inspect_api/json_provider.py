@@ -66,19 +66,21 @@ class OrjsonProvider(DefaultJSONProvider):
         return super().response(*args, **kwargs)
 
 
-_DIGITS = b"0123456789"
+# Every byte as "0" if it is a digit and " " if not: a run of 19 digits is then a run of 19 "0"s.
+_DIGIT_RUNS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def load_stored(text: str | bytes) -> Any:
     """A stored JSON column's value, read by orjson, exactly as the standard library reads it.
 
-    orjson reads an integer past 64 bits as a float (`json` as the integer), and such an integer has
-    at least 19 digits, so a text with 19 digits or more in all goes to the standard library (counting
-    them costs a fraction of a microsecond; looking for a run of 19 would cost more than reading).
-    So does text orjson refuses: NaN, the infinities, a number past a double, a lone surrogate
-    escape, nesting past its limit."""
+    orjson reads an integer past 64 bits as a float (`json` as the integer), and such an integer is
+    a run of at least 19 digits, so a text with such a run goes to the standard library; finding one
+    costs two passes in C (a byte translation and a search), less than a tenth of reading. Ids, ISO
+    times and coordinates have many digits but never 19 in a row. Text orjson refuses goes there
+    too: NaN, the infinities, a number past a double, a lone surrogate escape, nesting past its limit."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text  # orjson refuses a lone one
-    if len(data) - len(data.translate(None, _DIGITS)) < 19:
+    if _LONG_RUN not in data.translate(_DIGIT_RUNS):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:

@@ -7,12 +7,14 @@ import json
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from types import SimpleNamespace
 
 import marshmallow
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from marshmallow import fields
 
+from inspect_api import json_provider
 from inspect_api.dumping import Schema
 from inspect_api.extensions import db
 from inspect_api.json_provider import OrjsonProvider, load_stored
@@ -232,4 +234,25 @@ def test_stored_json_reads_back_as_the_standard_library_reads_it(app):
     assert load_stored("123456789012345678901234567890") == 123456789012345678901234567890
     assert load_stored('["raw \ud800 surrogate"]') == ["raw \ud800 surrogate"]  # in text from the database
     assert load_stored('[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]') == list(range(1, 12))  # 19 digits in all
+    assert load_stored('["1234567890123456789"]') == ["1234567890123456789"]  # 19 in a row, in a string
     assert db.engine.dialect._json_deserializer is load_stored  # the app's engine reads JSON columns with it
+
+
+def test_stored_json_of_ids_times_and_coordinates_is_read_by_orjson(monkeypatch):
+    """What the records store (ids, ISO times, coordinates: many digits, never 19 in a row) takes the
+    fast path; only a run of 19 digits or more, or what orjson refuses, goes to the standard library."""
+    stored = json.dumps([{"at": "2026-12-05T18:36:11.123456+00:00", "by": "5e0c4a2b-8d1f-4e6a-9b3c-7f2d1a0e4b58",
+                          "lat": 41.63791234567891, "lon": -70.90345678901234, "n": 9223372036854775807 // 10}
+                         for _ in range(5)])
+    expected = json.loads(stored)
+    fallbacks: list[str] = []
+
+    def standard(text):
+        fallbacks.append(text)
+        return json.loads(text)
+    monkeypatch.setattr(json_provider, "json", SimpleNamespace(loads=standard))
+    assert load_stored(stored) == expected and load_stored(stored.encode()) == expected
+    assert fallbacks == []
+    for text in ("[12345678901234567890]", '{"x": NaN}'):
+        assert repr(load_stored(text)) == repr(json.loads(text))
+    assert fallbacks == ["[12345678901234567890]", '{"x": NaN}']
