@@ -5,7 +5,9 @@ marshmallow asks each field to fetch its value through the schema's accessor (`g
 tries `obj[key]` and then `getattr`) and then to format it. For a field that keeps marshmallow's own
 `serialize` and `get_value`, under a schema that keeps its own `get_attribute`, this base fetches the
 value directly (an attribute of an object; a key, or else an attribute, of a dict: as `get_value`
-would). Any other field, dotted attribute or kind of object goes marshmallow's way.
+would; a dotted path through marshmallow's own `utils.get_value`, which is what the accessor calls),
+and a field that reads nothing (`fields.Function`, `fields.Method`) formats the object, as
+`Field.serialize` has it do. Any other field or kind of object goes marshmallow's way.
 
 Each schema writes its dumping out once as a Python function with a few lines per field (`_compile`),
 so a record costs no loop over its fields and no call per plain value: where a field formats as
@@ -77,27 +79,32 @@ class Schema(marshmallow.Schema):
     _dumpers: tuple[Callable[[Any], dict], Callable[[dict], dict]] | None = None
 
     def _direct_source(self, name: str, field: fields.Field, own_accessor: bool) -> str | None:
-        """The attribute (or key) of a field read directly; None when the field reads it itself."""
-        source = name if field.attribute is None else field.attribute
-        direct = (own_accessor and field._CHECK_ATTRIBUTE and "." not in source
-                  and type(field).serialize is _FIELD_SERIALIZE and type(field).get_value is _FIELD_GET_VALUE)
-        return source if direct else None
+        """The attribute (or key, or dotted path) of a field read directly; "" for a field that reads
+        nothing (a Function or Method field: it formats the object); None when the field reads it
+        itself."""
+        if not (own_accessor and type(field).serialize is _FIELD_SERIALIZE
+                and type(field).get_value is _FIELD_GET_VALUE):
+            return None
+        if not field._CHECK_ATTRIBUTE:
+            return ""
+        return name if field.attribute is None else field.attribute
 
     def _compile(self) -> tuple[Callable[[Any], dict], Callable[[dict], dict]]:
         """This schema's dumping of one object and of one dict, written out as two functions."""
         own_accessor = type(self).get_attribute is _GET_ATTRIBUTE
         refs: dict[str, Any] = {"_missing": missing, "_getattr": getattr, "_accessor": self.get_attribute,
-                                "_absent": self._dump_absent}
+                                "_get_value": utils.get_value, "_absent": self._dump_absent}
         lines: dict[str, list[str]] = {"obj": [], "dict": []}
         for index, (name, field) in enumerate(self.dump_fields.items()):
             key = name if field.data_key is None else field.data_key
             ref = f"_f{index}"
             refs[ref] = field
             source = self._direct_source(name, field, own_accessor)
-            if source is None:
+            if source is None or source == "":
+                call = (f"{ref}.serialize({name!r}, obj, accessor=_accessor)" if source is None
+                        else f"{ref}._serialize(None, {name!r}, obj)")  # what Field.serialize does for it
                 for kind in lines:
-                    lines[kind] += [f"    value = {ref}.serialize({name!r}, obj, accessor=_accessor)",
-                                    f"    if value is not _missing: out[{key!r}] = value"]
+                    lines[kind] += [f"    value = {call}", f"    if value is not _missing: out[{key!r}] = value"]
                 continue
             formatted = _inline(field, "value", name, f"_v{index}", refs)
             if formatted is None:
@@ -105,8 +112,11 @@ class Schema(marshmallow.Schema):
                            f"    if value is not _missing: out[{key!r}] = value"]
             else:
                 setting = [f"    out[{key!r}] = {formatted}"]
-            reads = {"obj": f"_getattr(obj, {source!r}, _missing)",
-                     "dict": f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"}
+            if "." in source:  # the schema's accessor, as Field.get_value would call it
+                reads = dict.fromkeys(lines, f"_get_value(obj, {source!r}, _missing)")
+            else:
+                reads = {"obj": f"_getattr(obj, {source!r}, _missing)",
+                         "dict": f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"}
             for kind, read in reads.items():
                 lines[kind] += [f"    value = {read}",
                                 f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",

@@ -143,6 +143,9 @@ class _Kinds(Schema):
     constant = fields.Constant("always")
     later = fields.String(dump_default=lambda: "made when absent")
     method = fields.Method("_shout")
+    function = fields.Function(lambda obj: type(obj).__name__)
+    path = fields.String(attribute="inner.key")  # through a dict, an object, None, or nothing
+    path_default = fields.String(attribute="inner.absent", dump_default="no such key")
 
     def _shout(self, obj):
         return "method"
@@ -162,6 +165,9 @@ class _PlainKinds(marshmallow.Schema):
     constant = fields.Constant("always")
     later = fields.String(dump_default=lambda: "made when absent")
     method = fields.Method("_shout")
+    function = fields.Function(lambda obj: type(obj).__name__)
+    path = fields.String(attribute="inner.key")
+    path_default = fields.String(attribute="inner.absent", dump_default="no such key")
 
     def _shout(self, obj):
         return "method"
@@ -187,6 +193,9 @@ def test_each_kind_of_field_dumps_as_marshmallow_dumps_it():
             assert _Kinds(many=True).dump([record, record]) == _PlainKinds(many=True).dump([record, record])
     assert _Kinds().dump(_Object(**full))["days"] == ["2026-01-01", "2026-12-05"]  # date.isoformat of a datetime
     assert _Kinds().dump({})["later"] == "made when absent" and "text" not in _Kinds().dump({})
+    by_object = _Kinds().dump({"inner": _Object(key="of an object")})
+    assert (by_object["path"], by_object["path_default"], by_object["function"]) == ("of an object", "no such key", "dict")
+    assert _Kinds().dump(_Object(**full))["path"] == "k" and "path" not in _Kinds().dump({})
 
 
 def test_every_answer_of_the_demo_town_is_what_marshmallow_would_dump(client, demo_town, monkeypatch):
