@@ -160,12 +160,13 @@ def parcel_flags(permits: Iterable[Permit]) -> dict[str, list[str]]:
     others = db.session.execute(select(Permit.id, Permit.parcel_id, Permit.project_id).where(
         func.lower(Permit.parcel_id).in_(parcels), Permit.status.not_in(CLOSED_STATUSES + ("unpermitted",)))
         .order_by(Permit.id)).all()
-    on_parcel: dict[str, list] = {}
-    for other in others:
-        on_parcel.setdefault((other.parcel_id or "").lower(), []).append(other)
+    on_parcel: dict[str, list[tuple[str, str | None]]] = {}
+    for other_id, parcel_id, project_id in others:
+        on_parcel.setdefault((parcel_id or "").lower(), []).append((other_id, project_id))
     for permit in wanted:
-        flags[permit.id] = [o.id for o in on_parcel.get(permit.parcel_id.strip().lower(), ()) if o.id != permit.id
-                            and (not permit.project_id or o.project_id != permit.project_id)]
+        own_id, project = permit.id, permit.project_id
+        flags[own_id] = [other_id for other_id, other_project in on_parcel.get(permit.parcel_id.strip().lower(), ())
+                         if other_id != own_id and (not project or other_project != project)]
     return flags
 
 

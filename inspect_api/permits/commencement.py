@@ -62,13 +62,15 @@ def approval_day(permit: Permit) -> date | None:
     return clock.local_date(at) if at is not None else None
 
 
-def commencement_refusal(permit: Permit, today: date, posted: Decimal | None = None) -> tuple[str, str] | None:
+def commencement_refusal(permit: Permit, today: date, posted: Decimal | None = None,
+                         level: str | None = None) -> tuple[str, str] | None:
     """(error code, reason) why work may not be recorded as commenced, or None. `posted` is the
-    security held, when already loaded with others (views.shown_all)."""
+    security held and `level` the review level today, when already worked out with others
+    (views.shown_all)."""
     if permit.cease_and_desist:
         return ("cease_and_desist", "A cease-and-desist order is open on this site: land-disturbing activity "
                                     "stops until there is compliance (R-O1a).")
-    level = review_level_today(permit)
+    level = review_level_today(permit) if level is None else level
     if rules.approval_lapsed(permit.status, level, permit.number):
         return ("approval_lapsed", "The exemption this approval rested on has lapsed: the project needs "
                                    f"{rules.LEVEL_NAMES.get(level, 'an approval')} before work "

@@ -118,7 +118,7 @@ def shown_all(permits: Iterable[Permit], viewer) -> list[Permit]:
         level = determination["review_level"] if determination else permit.review_level
         refusal = None
         if permit.status in ("approved", "issued"):
-            refusal = commencement_refusal(permit, today, posted.get(permit.id, Decimal("0.00")))
+            refusal = commencement_refusal(permit, today, posted.get(permit.id, Decimal("0.00")), level)
         owner, parties = _contacts_as_seen(permit, viewer, str(permit.id) in assigned)
         permit.today = PermitToday(
             determination=determination, review_level=level, parcel_flag=_as_seen(flags[permit.id], seen),
