@@ -265,3 +265,35 @@ def test_stored_json_of_ids_times_and_coordinates_is_read_by_orjson(monkeypatch)
     for text in ("[12345678901234567890]", '{"x": NaN}'):
         assert repr(load_stored(text)) == repr(json.loads(text))
     assert fallbacks == ["[12345678901234567890]", '{"x": NaN}']
+
+
+def test_an_instant_is_answered_in_utc_inline_as_through_marshmallow():
+    """UTCInstant (every record's created_at, updated_at, device_created_at): an aware instant in any
+    zone is answered in UTC, a naive one as it is; the schema base formats it inline and gives what
+    marshmallow's own dumping gives. A strftime pattern is refused when the schema is made."""
+    from zoneinfo import ZoneInfo
+
+    import pytest
+
+    from inspect_api.entry.schemas import UTCInstant
+
+    class _Instants(Schema):
+        at = UTCInstant(allow_none=True)
+        stamp = UTCInstant(format="timestamp", attribute="at", dump_only=True)
+
+    class _PlainInstants(marshmallow.Schema):
+        at = UTCInstant(allow_none=True)
+        stamp = UTCInstant(format="timestamp", attribute="at", dump_only=True)
+
+    evening = datetime(2026, 12, 5, 21, 30, 5, 120, tzinfo=ZoneInfo("America/New_York"))
+    assert _Instants().dump({"at": evening}) == {"at": "2026-12-06T02:30:05.000120+00:00", "stamp": evening.timestamp()}
+    naive = datetime(2026, 12, 5, 21, 30)
+    for record in ({"at": evening}, {"at": naive}, _Object(at=datetime(2026, 1, 1, tzinfo=timezone.utc)), {"at": None}):
+        assert _Instants().dump(record) == _PlainInstants().dump(record)
+    assert _Instants().dump({"at": naive})["at"] == "2026-12-05T21:30:00"
+    assert UTCInstant().deserialize("2026-12-05T21:30:00-05:00") == evening.replace(second=0, microsecond=0)
+
+    class _Patterned(Schema):
+        at = UTCInstant(format="%Y")
+    with pytest.raises(ValueError, match="not one of"):
+        _Patterned()

@@ -12,13 +12,27 @@ from .rules import ACTIVITIES, BASES
 _text = validate.Length(min=1, max=200)
 
 
-class UTCInstant(fields.AwareDateTime):
-    """Answers every instant in UTC, so a record reads the same before and after it is stored."""
+def _in_utc(format_function):
+    def formatted(value):
+        tzinfo = value.tzinfo
+        return format_function(value if tzinfo is None or tzinfo is timezone.utc else value.astimezone(timezone.utc))
+    return formatted
 
-    def _serialize(self, value, attr, obj, **kwargs):
-        if value is not None and value.tzinfo is not None:
-            value = value.astimezone(timezone.utc)
-        return super()._serialize(value, attr, obj, **kwargs)
+
+class UTCInstant(fields.AwareDateTime):
+    """Answers every instant in UTC, so a record reads the same before and after it is stored.
+
+    Each of marshmallow's named formats ("iso" by default), applied to the instant in UTC: the field
+    keeps marshmallow's own formatting, so the schema base formats it inline like any date-time
+    (dumping.py). A strftime pattern has no UTC form here and is refused."""
+
+    SERIALIZATION_FUNCS = {name: _in_utc(function) for name, function in fields.AwareDateTime.SERIALIZATION_FUNCS.items()}
+
+    def _bind_to_schema(self, field_name, parent):
+        super()._bind_to_schema(field_name, parent)
+        if self.format not in self.SERIALIZATION_FUNCS:
+            raise ValueError(f"UTCInstant {field_name!r}: format {self.format!r} is not one of "
+                             f"{', '.join(self.SERIALIZATION_FUNCS)}")
 
 
 class FieldRecordSchema(Schema):

@@ -104,8 +104,9 @@ def carried_from(answers: list[dict[str, Any]]) -> str | None:
 def shown_answer(answer: dict[str, Any]) -> dict[str, Any]:
     """An answer as the API shows it: `carried_over` always present (false on answers stored before
     answers could be carried); the source inspection is shown once, on the checklist."""
-    shown = {key: value for key, value in answer.items() if key != "carried_from_id"}
-    shown["carried_over"] = bool(answer.get("carried_over"))
+    shown = dict(answer)
+    shown.pop("carried_from_id", None)
+    shown["carried_over"] = bool(shown.get("carried_over"))
     return shown
 
 
