@@ -11,8 +11,8 @@ and a field that reads nothing (`fields.Function`, `fields.Method`) formats the 
 
 Each schema writes its dumping out once as a Python function with a few lines per field (`_compile`),
 so a record costs no loop over its fields and no call per plain value: where a field formats as
-marshmallow's own text, number, boolean, ISO date and time, nested schema (of this base, without dump
-hooks) and list fields do, the function formats the value inline exactly as that field's `_serialize`
+marshmallow's own text, number, boolean, ISO date and time, mapping (without key or value fields),
+nested schema (of this base, without dump hooks) and list fields do, the function formats the value inline exactly as that field's `_serialize`
 would; any other field is asked to format it itself. A value that is absent goes marshmallow's way for
 that field alone (its dump_default, or no key). The function's text is made from the schema's own
 field declarations only, never from data.
@@ -66,6 +66,9 @@ def _inline(field: fields.Field, value: str, name: str, ref: str, refs: dict[str
             if schema.many or field.many:
                 return f"(None if {value} is None else [{ref}(each) for each in {value}])"
             return f"(None if {value} is None else {ref}({value}))"
+    if _keeps(field, fields.Mapping) and field.key_field is None and field.value_field is None:
+        refs[ref] = field.mapping_type
+        return f"(None if {value} is None else {ref}({value}))"
     if _keeps(field, fields.List) and value != "each":
         inner = _inline(field.inner, "each", name, f"{ref}_", refs)
         if inner is None:

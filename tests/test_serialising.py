@@ -144,6 +144,9 @@ class _Kinds(Schema):
     later = fields.String(dump_default=lambda: "made when absent")
     method = fields.Method("_shout")
     function = fields.Function(lambda obj: type(obj).__name__)
+    mapping = fields.Dict()
+    mappings = fields.List(fields.Dict())
+    typed_mapping = fields.Dict(keys=fields.String(), values=fields.Integer())
     path = fields.String(attribute="inner.key")  # through a dict, an object, None, or nothing
     path_default = fields.String(attribute="inner.absent", dump_default="no such key")
 
@@ -166,6 +169,8 @@ class _PlainKinds(marshmallow.Schema):
     later = fields.String(dump_default=lambda: "made when absent")
     method = fields.Method("_shout")
     function = fields.Function(lambda obj: type(obj).__name__)
+    mapping, mappings = fields.Dict(), fields.List(fields.Dict())
+    typed_mapping = fields.Dict(keys=fields.String(), values=fields.Integer())
     path = fields.String(attribute="inner.key")
     path_default = fields.String(attribute="inner.absent", dump_default="no such key")
 
@@ -182,10 +187,11 @@ def test_each_kind_of_field_dumps_as_marshmallow_dumps_it():
                 flag_no_defaults="y", at=at, at_rfc=at, at_pattern=at, day=date(2026, 2, 3), raw={"any": [1]},
                 texts=["a", 1, b"bytes"], days=[date(2026, 1, 1), at], matrix=[[1, 2.0], []], inner=inner,
                 inners=[inner, _Object(key="o", items=())], inner_list=[inner, None], constant="ignored",
-                later="given")
+                later="given", mapping={"b": [1], "a": None}, mappings=[{"x": 1}, {}], typed_mapping={"n": "2"})
     odd = dict(text=b"bytes", email=7, whole=3.9, whole_text=True, real=2, money=3, flag=0,
                flag_no_defaults="n", at=at, at_rfc=None, at_pattern=None, day=at, raw=None, texts=None, days=[],
-               matrix=None, inner=None, inners=[], inner_list=[], later=None)
+               matrix=None, inner=None, inners=[], inner_list=[], later=None, mapping=[("pairs", 1)],
+               mappings=[None, [("k", "v")]], typed_mapping={})
     nones = {key: None for key in full}
     for values in (full, odd, nones, {}):
         for record in (_Object(**values), dict(values)):
