@@ -4,18 +4,20 @@ field, which is most of what a list of a hundred records costs.
 marshmallow asks each field to fetch its value through the schema's accessor (`get_value`, which
 tries `obj[key]` and then `getattr`) and then to format it. For a field that keeps marshmallow's own
 `serialize` and `get_value`, under a schema that keeps its own `get_attribute`, this base fetches the
-value directly (an attribute of an object; a key, or else an attribute, of a dict: as `get_value`
-would; a dotted path through marshmallow's own `utils.get_value`, which is what the accessor calls),
-and a field that reads nothing (`fields.Function`, `fields.Method`) formats the object, as
-`Field.serialize` has it do. Any other field or kind of object goes marshmallow's way.
+value directly: an attribute of an object (from the object's own `__dict__` where Python's lookup
+would give that: `_in_instance_dict`), a key or else an attribute of a dict (as `get_value` would),
+a dotted path through marshmallow's own `utils.get_value` (what the accessor calls). A field that
+reads nothing (`fields.Function`, `fields.Method`) formats the object, as `Field.serialize` has it
+do. Any other field or kind of object goes marshmallow's way.
 
-Each schema writes its dumping out once as a Python function with a few lines per field (`_compile`),
-so a record costs no loop over its fields and no call per plain value: where a field formats as
-marshmallow's own text, number, boolean, ISO date and time, mapping (without key or value fields),
-nested schema (of this base, without dump hooks) and list fields do, the function formats the value inline exactly as that field's `_serialize`
-would; any other field is asked to format it itself. A value that is absent goes marshmallow's way for
-that field alone (its dump_default, or no key). The function's text is made from the schema's own
-field declarations only, never from data.
+Each schema writes its dumping out as a Python function with a few lines per field (`_compile`), once
+for each type of object it dumps, so a record costs no loop over its fields and no call per plain
+value: where a field formats as marshmallow's own text, number, boolean, ISO date and time, mapping
+(without key or value fields), nested schema (of this base, without dump hooks) and list fields do,
+the function formats the value inline exactly as that field's `_serialize` would; any other field is
+asked to format it itself. A value that is absent goes marshmallow's way for that field alone (its
+dump_default, or no key). The function's text is made from the schema's own field declarations and
+the type's own class attributes only, never from data.
 """
 from __future__ import annotations
 
@@ -24,12 +26,12 @@ from typing import Any, Callable
 import marshmallow
 from marshmallow import fields, missing, utils
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
+from sqlalchemy.orm.attributes import InstrumentedAttribute
 
 _FIELD_SERIALIZE = fields.Field.serialize
 _FIELD_GET_VALUE = fields.Field.get_value
 _GET_ATTRIBUTE = marshmallow.Schema.get_attribute
 _TEMPORAL = getattr(fields, "_TemporalField", None)  # DateTime, Date and Time's base, where they format
-_MAPPING_TYPES: dict[type, bool] = {}  # a type: whether marshmallow would read it by key (has __getitem__)
 # The text of a schema's dumping, compiled: a schema made anew for each request compiles it once.
 _COMPILED: dict[str, Any] = {}
 
@@ -78,8 +80,25 @@ def _inline(field: fields.Field, value: str, name: str, ref: str, refs: dict[str
     return None
 
 
+def _in_instance_dict(kind: type, name: str) -> bool:
+    """Whether `getattr(obj, name)` is `obj.__dict__[name]` whenever that key is there, for every
+    object of type `kind`: instances have a `__dict__`, attribute lookup is Python's own, and the
+    class gives `name` as nothing, a plain value or method (the instance's own wins), or as a mapped
+    column or relationship (SQLAlchemy answers a loaded value from the instance's `__dict__`). A
+    property or other data descriptor is always asked."""
+    if not getattr(kind, "__dictoffset__", 0) or kind.__getattribute__ is not object.__getattribute__:
+        return False
+    for klass in kind.__mro__:
+        if name in klass.__dict__:
+            given = klass.__dict__[name]
+            if isinstance(given, InstrumentedAttribute):
+                return bool(given.impl.supports_population)
+            return not (hasattr(type(given), "__set__") or hasattr(type(given), "__delete__"))
+    return True
+
+
 class Schema(marshmallow.Schema):
-    _dumpers: tuple[Callable[[Any], dict], Callable[[dict], dict]] | None = None
+    _dumpers: dict[type, Callable[[Any], dict]] | None = None  # by the type of what is dumped
 
     def _direct_source(self, name: str, field: fields.Field, own_accessor: bool) -> str | None:
         """The attribute (or key, or dotted path) of a field read directly; "" for a field that reads
@@ -92,12 +111,13 @@ class Schema(marshmallow.Schema):
             return ""
         return name if field.attribute is None else field.attribute
 
-    def _compile(self) -> tuple[Callable[[Any], dict], Callable[[dict], dict]]:
-        """This schema's dumping of one object and of one dict, written out as two functions."""
+    def _compile(self, kind: type) -> Callable[[Any], dict]:
+        """This schema's dumping of one object of type `kind` (a dict, or a kind of object), written
+        out as a function."""
         own_accessor = type(self).get_attribute is _GET_ATTRIBUTE
         refs: dict[str, Any] = {"_missing": missing, "_getattr": getattr, "_accessor": self.get_attribute,
                                 "_get_value": utils.get_value, "_absent": self._dump_absent}
-        lines: dict[str, list[str]] = {"obj": [], "dict": []}
+        body: list[str] = []
         for index, (name, field) in enumerate(self.dump_fields.items()):
             key = name if field.data_key is None else field.data_key
             ref = f"_f{index}"
@@ -106,8 +126,7 @@ class Schema(marshmallow.Schema):
             if source is None or source == "":
                 call = (f"{ref}.serialize({name!r}, obj, accessor=_accessor)" if source is None
                         else f"{ref}._serialize(None, {name!r}, obj)")  # what Field.serialize does for it
-                for kind in lines:
-                    lines[kind] += [f"    value = {call}", f"    if value is not _missing: out[{key!r}] = value"]
+                body += [f"    value = {call}", f"    if value is not _missing: out[{key!r}] = value"]
                 continue
             formatted = _inline(field, "value", name, f"_v{index}", refs)
             if formatted is None:
@@ -116,22 +135,24 @@ class Schema(marshmallow.Schema):
             else:
                 setting = [f"    out[{key!r}] = {formatted}"]
             if "." in source:  # the schema's accessor, as Field.get_value would call it
-                reads = dict.fromkeys(lines, f"_get_value(obj, {source!r}, _missing)")
+                read = f"_get_value(obj, {source!r}, _missing)"
+            elif kind is dict:
+                read = f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"
+            elif _in_instance_dict(kind, source):
+                read = f"state[{source!r}] if {source!r} in state else _getattr(obj, {source!r}, _missing)"
             else:
-                reads = {"obj": f"_getattr(obj, {source!r}, _missing)",
-                         "dict": f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"}
-            for kind, read in reads.items():
-                lines[kind] += [f"    value = {read}",
-                                f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
-                                "    else:", *("    " + line for line in setting)]
+                read = f"_getattr(obj, {source!r}, _missing)"
+            body += [f"    value = {read}", f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
+                     "    else:", *("    " + line for line in setting)]
+        reads_state = any("in state" in line for line in body)
+        text = "\n".join(["def dump(obj):", "    out = {}", *(["    state = obj.__dict__"] if reads_state else []),
+                          *body, "    return out"])
+        code = _COMPILED.get(text)
+        if code is None:
+            code = _COMPILED[text] = compile(text, f"<dump {type(self).__qualname__}>", "exec")
         made: dict[str, Any] = {}
-        for kind, body in lines.items():
-            text = "\n".join([f"def dump_{kind}(obj):", "    out = {}", *body, "    return out"])
-            code = _COMPILED.get(text)
-            if code is None:
-                code = _COMPILED[text] = compile(text, f"<dump {type(self).__qualname__}>", "exec")
-            exec(code, refs, made)  # noqa: S102  (defines the function, on this instance's fields)
-        return made["dump_obj"], made["dump_dict"]
+        exec(code, refs, made)  # noqa: S102  (defines the function, on this instance's fields)
+        return made["dump"]
 
     def _dump_absent(self, key: str, name: str, field: fields.Field, obj: Any, out: dict) -> None:
         """An absent value, as marshmallow dumps it: the field's dump_default, or no key."""
@@ -146,15 +167,14 @@ class Schema(marshmallow.Schema):
         kind = type(obj)
         dumpers = self._dumpers
         if dumpers is None:
-            dumpers = self._dumpers = self._compile()
-        if kind is dict:
-            return dumpers[1](obj)
-        mapping = _MAPPING_TYPES.get(kind)
-        if mapping is None:
-            mapping = _MAPPING_TYPES[kind] = hasattr(obj, "__getitem__")
-        if obj is None or mapping:
-            return super()._serialize(obj)
-        return dumpers[0](obj)
+            dumpers = self._dumpers = {}
+        dump = dumpers.get(kind)
+        if dump is None:
+            mapping = kind is not dict and hasattr(obj, "__getitem__")
+            if obj is None or mapping:  # marshmallow reads these by key: its own way
+                return super()._serialize(obj)
+            dump = dumpers[kind] = self._compile(kind)
+        return dump(obj)
 
     def _serialize(self, obj: Any, *, many: bool = False):
         if many and obj is not None:

@@ -3,6 +3,7 @@ standard library and marshmallow give."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import uuid
 from datetime import date, datetime, timezone
@@ -202,6 +203,62 @@ def test_each_kind_of_field_dumps_as_marshmallow_dumps_it():
     by_object = _Kinds().dump({"inner": _Object(key="of an object")})
     assert (by_object["path"], by_object["path_default"], by_object["function"]) == ("of an object", "no such key", "dict")
     assert _Kinds().dump(_Object(**full))["path"] == "k" and "path" not in _Kinds().dump({})
+
+
+
+class _Shadowed:
+    """A property wins over an instance's own value of the same name, as Python reads attributes."""
+
+    def __init__(self) -> None:
+        self.__dict__["text"] = "the instance's own"
+        self.whole = 3
+
+    @property
+    def text(self):
+        return "the property's"
+
+
+class _Slotted:
+    __slots__ = ("text", "whole")
+
+    def __init__(self) -> None:
+        self.text, self.whole = "slotted", 4
+
+
+class _Cached:
+    def __init__(self) -> None:
+        self.computed = 0
+
+    @functools.cached_property
+    def text(self):
+        self.computed += 1
+        return f"computed {self.computed} time(s)"
+
+
+def test_an_object_is_read_as_python_reads_it():
+    """The written-out dumping reads an object's own `__dict__` only where that is what Python's
+    attribute lookup gives: never past a property, slots or a custom lookup."""
+    for record in (_Shadowed(), _Slotted(), _Cached()):
+        assert _Kinds().dump(record) == _PlainKinds().dump(record), type(record)
+    assert _Kinds().dump(_Shadowed())["text"] == "the property's"
+    assert (_Kinds().dump(_Slotted())["text"], _Kinds().dump(_Slotted())["whole"]) == ("slotted", 4)
+    cached = _Cached()
+    assert [_Kinds().dump(cached)["text"] for _ in range(2)] == ["computed 1 time(s)"] * 2
+
+
+def test_a_record_with_an_expired_column_is_loaded_again_when_dumped(app, demo_town):
+    """A mapped record's loaded columns are read from the record; an expired one is loaded again
+    through SQLAlchemy, as marshmallow's reading would."""
+    from sqlalchemy import select
+
+    from inspect_api.inspections.models import Finding
+    from inspect_api.inspections.schemas import FindingSchema
+
+    finding = db.session.scalars(select(Finding).limit(1)).one()
+    expected = marshmallow.Schema._serialize(FindingSchema(), finding)
+    db.session.expire(finding, ["description", "due_on"])
+    assert "description" not in finding.__dict__
+    assert FindingSchema().dump(finding) == expected and finding.__dict__["description"] == expected["description"]
 
 
 def test_every_answer_of_the_demo_town_is_what_marshmallow_would_dump(client, demo_town, monkeypatch):
