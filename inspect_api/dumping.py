@@ -118,6 +118,7 @@ class Schema(marshmallow.Schema):
         refs: dict[str, Any] = {"_missing": missing, "_getattr": getattr, "_accessor": self.get_attribute,
                                 "_get_value": utils.get_value, "_absent": self._dump_absent}
         body: list[str] = []
+        reads_state = False  # whether some value is read from the object's own __dict__
         for index, (name, field) in enumerate(self.dump_fields.items()):
             key = name if field.data_key is None else field.data_key
             ref = f"_f{index}"
@@ -140,11 +141,11 @@ class Schema(marshmallow.Schema):
                 read = f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"
             elif _in_instance_dict(kind, source):
                 read = f"state[{source!r}] if {source!r} in state else _getattr(obj, {source!r}, _missing)"
+                reads_state = True
             else:
                 read = f"_getattr(obj, {source!r}, _missing)"
             body += [f"    value = {read}", f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
                      "    else:", *("    " + line for line in setting)]
-        reads_state = any("in state" in line for line in body)
         text = "\n".join(["def dump(obj):", "    out = {}", *(["    state = obj.__dict__"] if reads_state else []),
                           *body, "    return out"])
         code = _COMPILED.get(text)
