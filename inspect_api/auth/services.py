@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from flask import current_app
 from flask_jwt_extended import create_access_token, create_refresh_token
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from .. import audit, clock, signals
 from ..errors import ApiError, Conflict, Forbidden, NotFound, Unauthorized, ValidationFailed
@@ -182,14 +182,19 @@ def refresh_access(user: User, claims: dict) -> str:
     return create_access_token(identity=user.id, additional_claims=keep)
 
 
+# Asked on every signed-in request: the statement is built once (building it and working out its
+# cache key again cost a third of the query).
+_SESSION_WITH_USER = (select(AuthSession, User).join(User, User.id == AuthSession.user_id)
+                      .where(AuthSession.id == bindparam("session_id")))
+
+
 def live_session_user(session_id: str | None, user_id: str | None) -> User | None:
     """The account of a live login session (not revoked, not expired, the token's own user), read
     with its session in one query; None for any other session. Whether the account may still sign
     in (active) is the caller's question."""
     if not session_id:
         return None
-    row = db.session.execute(select(AuthSession, User).join(User, User.id == AuthSession.user_id)
-                             .where(AuthSession.id == session_id)).first()
+    row = db.session.execute(_SESSION_WITH_USER, {"session_id": session_id}).first()
     if row is None:
         return None
     session, user = row
