@@ -21,6 +21,7 @@ the type's own class attributes only, never from data.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable
 
 import marshmallow
@@ -95,6 +96,32 @@ def _in_instance_dict(kind: type, name: str) -> bool:
                 return bool(given.impl.supports_population)
             return not (hasattr(type(given), "__set__") or hasattr(type(given), "__delete__"))
     return True
+
+
+_NO_DEFAULT = object()
+
+
+@lru_cache(maxsize=256)
+def _values_reader(kind: type, names: tuple[str, ...], default: Any) -> Callable[[Any], dict[str, Any]]:
+    """`values_of` for objects of type `kind`, written out as one dict display."""
+    direct = [name for name in names if _in_instance_dict(kind, name)]
+    ask = "_getattr(obj, {!r})" if default is _NO_DEFAULT else "_getattr(obj, {!r}, _default)"
+    items = [f"{name!r}: state[{name!r}] if {name!r} in state else {ask.format(name)}" if name in direct
+             else f"{name!r}: {ask.format(name)}" for name in names]
+    text = "\n".join(["def read(obj):", *(["    state = obj.__dict__"] if direct else []),
+                      "    return {" + ", ".join(items) + "}"])
+    made: dict[str, Any] = {}
+    exec(compile(text, f"<values of {kind.__qualname__}>", "exec"), {"_getattr": getattr, "_default": default},
+         made)  # noqa: S102  (names are a caller's attribute names, never data)
+    return made["read"]
+
+
+def values_of(obj: Any, names: tuple[str, ...], default: Any = _NO_DEFAULT) -> dict[str, Any]:
+    """`{name: getattr(obj, name[, default]) for name in names}`, each value read from the object's
+    own `__dict__` where Python's lookup would give that (`_in_instance_dict`: a loaded column or
+    relationship of a record costs no descriptor call); anything else (a property, an unloaded or
+    expired column, an absent attribute) is asked as getattr would ask it."""
+    return _values_reader(type(obj), names, default)(obj)
 
 
 class Schema(marshmallow.Schema):

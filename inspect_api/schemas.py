@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from marshmallow import fields, validate
 
-from .dumping import Schema
+from .dumping import Schema, values_of
 
 CENT = Decimal("0.01")
 MONEY_INTEGER_DIGITS = 12
@@ -182,10 +182,11 @@ def gps_fix_columns(fix: dict | None) -> dict:
 def gps_fix_of(record) -> dict | None:
     """The record's location_* columns as a GpsFix; optional parts it never had are left out, so a
     device reads back exactly what it sent."""
-    if getattr(record, "location_lat", None) is None or getattr(record, "location_lon", None) is None:
+    columns = values_of(record, GPS_FIX_COLUMNS, None)
+    if columns["location_lat"] is None or columns["location_lon"] is None:
         return None
-    fix = {name: getattr(record, f"location_{name}", None) for name in GPS_FIX_FIELDS}
-    return {name: value for name, value in fix.items() if value is not None or name in ("lat", "lon")}
+    return {name: value for name, value in zip(GPS_FIX_FIELDS, columns.values())
+            if value is not None or name in ("lat", "lon")}
 
 
 class ErrorSchema(Schema):

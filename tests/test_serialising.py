@@ -16,7 +16,7 @@ from flask.json.provider import DefaultJSONProvider
 from marshmallow import fields
 
 from inspect_api import json_provider
-from inspect_api.dumping import Schema
+from inspect_api.dumping import Schema, values_of
 from inspect_api.extensions import db
 from inspect_api.json_provider import OrjsonProvider, load_stored
 from tests.factories import DEMO_PASSWORDS
@@ -259,6 +259,39 @@ def test_a_record_with_an_expired_column_is_loaded_again_when_dumped(app, demo_t
     db.session.expire(finding, ["description", "due_on"])
     assert "description" not in finding.__dict__
     assert FindingSchema().dump(finding) == expected and finding.__dict__["description"] == expected["description"]
+
+
+def test_values_of_reads_as_getattr_reads():
+    """values_of gives what getattr gives, name by name: a property wins over an instance's own
+    value, slots and cached properties are asked (a cached one computed once), an absent attribute
+    takes the default or raises as getattr does."""
+    for record in (_Shadowed(), _Slotted(), _Cached(), SimpleNamespace(text="plain", whole=5)):
+        names = ("text",) if isinstance(record, _Cached) else ("text", "whole")
+        assert values_of(record, names) == {name: getattr(record, name) for name in names}, type(record)
+    assert values_of(_Shadowed(), ("text", "whole")) == {"text": "the property's", "whole": 3}
+    cached = _Cached()
+    assert [values_of(cached, ("text",))["text"] for _ in range(2)] == ["computed 1 time(s)"] * 2
+    assert values_of(_Slotted(), ("text", "nothing"), None) == {"text": "slotted", "nothing": None}
+    assert values_of({"text": "a key"}, ("text",), None) == {"text": None}  # attributes, not keys
+    try:
+        values_of(SimpleNamespace(), ("nothing",))
+    except AttributeError as error:
+        assert "nothing" in str(error)
+    else:
+        raise AssertionError("an absent attribute without a default must raise, as getattr does")
+
+
+def test_values_of_a_record_loads_an_expired_column_again(app, demo_town):
+    from sqlalchemy import select
+
+    from inspect_api.inspections.models import Finding
+
+    finding = db.session.scalars(select(Finding).limit(1)).one()
+    expected = {"description": finding.description, "due_on": finding.due_on, "overdue": finding.overdue}
+    db.session.expire(finding, ["description", "due_on"])
+    assert "description" not in finding.__dict__
+    assert values_of(finding, ("description", "due_on", "overdue")) == expected
+    assert finding.__dict__["description"] == expected["description"]
 
 
 def test_every_answer_of_the_demo_town_is_what_marshmallow_would_dump(client, demo_town, monkeypatch):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
@@ -145,6 +146,12 @@ def iso_duration(delta: timedelta) -> str:
     return sign + text
 
 
+@lru_cache(maxsize=64)
+def _limit_text(limit: timedelta) -> str:
+    """A holding-time limit (one of a few per parameter) as ISO 8601, worked out once."""
+    return iso_duration(limit)
+
+
 def duration_words(seconds: int) -> str:
     """A holding time, time left or overrun in the words the app and the custody form use (and the app's
     rules/samples.js mirrors): whole minutes, rounded down; under an hour in minutes ("15 min"), under
@@ -192,8 +199,7 @@ def holding_times(parameters: list[dict[str, Any]], sampled_at: datetime, analyz
         elapsed = None if end is None else end - sampled_at
         status = holding_status(limit, elapsed, analyzed_at is not None)
         report.append({
-            "parameter": param.name, "limit": iso_duration(limit),
-            "limit_seconds": int(limit.total_seconds()),
+            "parameter": param.name, "limit": _limit_text(limit), "limit_seconds": int(limit.total_seconds()),
             "elapsed": None if elapsed is None else iso_duration(elapsed),
             "elapsed_seconds": None if elapsed is None else int(elapsed.total_seconds()),
             "analyzed": analyzed_at is not None, "deadline": sampled_at + limit,

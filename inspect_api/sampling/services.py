@@ -17,6 +17,7 @@ from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
+from ..dumping import values_of
 from ..schemas import GPS_FIX_COLUMNS, gps_fix_columns, gps_fix_of
 from . import exceedances, rules
 from .models import Sample
@@ -76,7 +77,7 @@ def sample_views(records: Iterable[Sample], now: datetime | None = None) -> list
     now = now or clock.now()
     views = []
     for record in records:
-        view = {name: getattr(record, name) for name in _OWN_FIELDS}
+        view = values_of(record, _OWN_FIELDS)
         view.update(
             location=gps_fix_of(record), finding_ids=finding_ids[record.id],
             chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
