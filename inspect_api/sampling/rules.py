@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .units import MASS_CONCENTRATION, PARAMETERS, convert, known_parameter, plain

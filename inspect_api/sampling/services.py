@@ -9,6 +9,7 @@ from sqlalchemy import Select, select
 from .. import clock
 from .. import audit
 from ..auth.permissions import current_device_id
+from ..dumping import values_of
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
@@ -17,7 +18,6 @@ from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
-from ..dumping import values_of
 from ..schemas import GPS_FIX_COLUMNS, gps_fix_columns, gps_fix_of
 from . import exceedances, rules
 from .models import Sample
