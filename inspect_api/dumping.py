@@ -98,17 +98,25 @@ def _in_instance_dict(kind: type, name: str) -> bool:
     return True
 
 
+def _attribute_read(kind: type, name: str, default: str | None) -> tuple[str, bool]:
+    """An expression giving `getattr(obj, name[, default])` for an object `obj` of type `kind`
+    (`default`: the name the default goes by in the written-out code, or None for none), read from
+    `state` (the object's `__dict__`) where Python's lookup gives that; and whether it reads `state`."""
+    ask = f"_getattr(obj, {name!r})" if default is None else f"_getattr(obj, {name!r}, {default})"
+    if _in_instance_dict(kind, name):
+        return f"state[{name!r}] if {name!r} in state else {ask}", True
+    return ask, False
+
+
 _NO_DEFAULT = object()
 
 
 @lru_cache(maxsize=256)
 def _values_reader(kind: type, names: tuple[str, ...], default: Any) -> Callable[[Any], dict[str, Any]]:
     """`values_of` for objects of type `kind`, written out as one dict display."""
-    direct = [name for name in names if _in_instance_dict(kind, name)]
-    ask = "_getattr(obj, {!r})" if default is _NO_DEFAULT else "_getattr(obj, {!r}, _default)"
-    items = [f"{name!r}: state[{name!r}] if {name!r} in state else {ask.format(name)}" if name in direct
-             else f"{name!r}: {ask.format(name)}" for name in names]
-    text = "\n".join(["def read(obj):", *(["    state = obj.__dict__"] if direct else []),
+    reads = [_attribute_read(kind, name, None if default is _NO_DEFAULT else "_default") for name in names]
+    items = [f"{name!r}: {read}" for name, (read, _) in zip(names, reads)]
+    text = "\n".join(["def read(obj):", *(["    state = obj.__dict__"] if any(s for _, s in reads) else []),
                       "    return {" + ", ".join(items) + "}"])
     made: dict[str, Any] = {}
     exec(compile(text, f"<values of {kind.__qualname__}>", "exec"), {"_getattr": getattr, "_default": default},
@@ -166,11 +174,9 @@ class Schema(marshmallow.Schema):
                 read = f"_get_value(obj, {source!r}, _missing)"
             elif kind is dict:
                 read = f"obj[{source!r}] if {source!r} in obj else _getattr(obj, {source!r}, _missing)"
-            elif _in_instance_dict(kind, source):
-                read = f"state[{source!r}] if {source!r} in state else _getattr(obj, {source!r}, _missing)"
-                reads_state = True
             else:
-                read = f"_getattr(obj, {source!r}, _missing)"
+                read, from_state = _attribute_read(kind, source, "_missing")
+                reads_state = reads_state or from_state
             body += [f"    value = {read}", f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
                      "    else:", *("    " + line for line in setting)]
         text = "\n".join(["def dump(obj):", "    out = {}", *(["    state = obj.__dict__"] if reads_state else []),
