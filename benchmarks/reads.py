@@ -52,9 +52,11 @@ LISTS = (("permits", "/api/v1/permits"), ("inspections", "/api/v1/inspections"),
          ("notifications", "/api/v1/notifications"), ("due list", "/api/v1/deadlines"))
 
 
-def build_app(url: str):
+def build_app(url: str, settle_collector: bool = True):
+    """The app as a server builds it (its garbage collector settled: inspect_api/collector.py) unless
+    `settle_collector` is False, on the test configuration (the town grows past the drafts limit)."""
     import_models()
-    app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=url, MAX_OPEN_DRAFTS=10_000))  # the town grows by rounds
+    app = create_app(TestConfig(SQLALCHEMY_DATABASE_URI=url, MAX_OPEN_DRAFTS=10_000, GC_SETTLE=settle_collector))
     with app.app_context():
         db.metadata.create_all(db.engine)  # a throwaway database, like the test suite's (every model imported)
     return app
@@ -226,9 +228,9 @@ def run(label: str, pg_url: str | None, args) -> None:
     """Seeding runs in an app context; the requests run outside it, so each gets its own session as
     in a server."""
     target = Throwaway(pg_url, "reads_bench")
-    print(f"\n== {label} ==")
+    print(f"\n== {label} (garbage collector: {args.gc}) ==")
     try:
-        app = build_app(target.url)
+        app = build_app(target.url, settle_collector=args.gc == "server")
         with app.app_context():
             started = time.perf_counter()
             town = Town()
@@ -263,6 +265,9 @@ def main() -> None:
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--rounds", type=int, default=15, help="requests per figure (the median is printed)")
     parser.add_argument("--grow", type=int, default=31, help="rounds of the demo town added for the 100-item pages")
+    parser.add_argument("--gc", choices=("server", "default"), default="server",
+                        help="the garbage collector as a serving process settles it (frozen after start, young "
+                             "threshold GC_YOUNG_THRESHOLD), or CPython's defaults")
     parser.add_argument("--profile", metavar="URL", help="print a profile of 20 requests of URL (at the 100-item "
                                                         "town) at the end (cProfile)")
     args = parser.parse_args()

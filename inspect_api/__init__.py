@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import audit, changes, lanes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
+from . import audit, changes, collector, lanes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -127,4 +127,6 @@ def create_app(config: Config | None = None) -> Flask:
     lanes.register(app)  # before the request transaction: its teardown runs after the rollback's
     register_request_transaction(app)
     register_http_policies(app)
+    if app.config.get("GC_SETTLE"):
+        collector.settle(int(app.config["GC_YOUNG_THRESHOLD"]))
     return app

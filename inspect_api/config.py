@@ -59,6 +59,7 @@ def _at_least(low: int) -> Callable[[Any], object]:
 setting_parser("UPLOAD_MIN_BYTES_PER_SECOND", _at_least(0))
 setting_parser("UPLOAD_RATE_GRACE_SECONDS", _at_least(0))
 setting_parser("UPLOAD_MAX_SECONDS", _at_least(1))
+setting_parser("GC_YOUNG_THRESHOLD", _at_least(700))
 
 
 class Config:
@@ -79,6 +80,11 @@ class Config:
     INSTANCE_PATH = os.environ.get("INSTANCE_PATH")  # None -> ./instance (see instance_path)
     SQLALCHEMY_DATABASE_URI = os.environ.get("DATABASE_URL")  # None -> SQLite in instance folder
     SQLALCHEMY_ENGINE_OPTIONS: dict = {}
+    # The garbage collector of a serving process, settled once the app is built (inspect_api/collector.py):
+    # what the start made is frozen, and the young generation is collected every GC_YOUNG_THRESHOLD
+    # new container objects (CPython's default: 700). GC_SETTLE=off leaves CPython's defaults.
+    GC_SETTLE = os.environ.get("GC_SETTLE", "on").lower() not in ("0", "false", "no", "off")
+    GC_YOUNG_THRESHOLD = _int("GC_YOUNG_THRESHOLD", 50_000)
     STORAGE_URL = os.environ.get("STORAGE_URL")  # None -> local folder in instance folder
     S3_ENDPOINT_URL = os.environ.get("S3_ENDPOINT_URL")
     PRESIGNED_URL_SECONDS = _int("PRESIGNED_URL_SECONDS", 300)
@@ -311,6 +317,8 @@ class TestConfig(DevelopmentConfig):
     # Thumbnails are made within the upload request, so the many tests that read a thumbnail right
     # after uploading need no worker; tests/photos/test_background_derivation.py turns this off.
     PHOTO_DERIVE_INLINE = True
+    # The suite builds thousands of apps in one process: freezing each one's leftovers would keep them.
+    GC_SETTLE = False
 
     def __init__(self, **overrides) -> None:
         super().__init__()
