@@ -18,6 +18,9 @@ floor: the SELECTs the request ran for its rows and what they embed (every state
        serialised with the json module: no HTTP, no auth, no ORM, no schema.
 me:    `GET /api/v1/me`, the cost of an empty authenticated request, printed beside each list.
 
+The app is built as a server builds it, its garbage collector settled (inspect_api/collector.py);
+--gc default leaves CPython's defaults instead.
+
 Each figure is the median of --rounds requests, a list's requests and its floor taken in turn (so both
 see the same load from the rest of the machine). The goal is a list at 100 items within 4x its floor.
 """
