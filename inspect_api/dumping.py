@@ -21,10 +21,12 @@ the type's own class attributes only, never from data.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, Callable
 
 import marshmallow
+import orjson
 from marshmallow import fields, missing, utils
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 from sqlalchemy.orm.attributes import InstrumentedAttribute
@@ -35,6 +37,23 @@ _GET_ATTRIBUTE = marshmallow.Schema.get_attribute
 _TEMPORAL = getattr(fields, "_TemporalField", None)  # DateTime, Date and Time's base, where they format
 # The text of a schema's dumping, compiled: a schema made anew for each request compiles it once.
 _COMPILED: dict[str, Any] = {}
+_ISOFORMAT = datetime.isoformat
+_UTC = timezone.utc
+
+
+def iso_datetime(value: datetime) -> str:
+    """`datetime.isoformat(value)`, written by orjson for a plain datetime in UTC (every stored instant
+    is read as one): the same text (RFC 3339, "+00:00", microseconds only when there are some) in a
+    third of the time, which counts where a page formats a few thousand instants. Anything else,
+    another zone, a naive value or a subclass included, is formatted by `isoformat` itself."""
+    if value.__class__ is datetime and value.tzinfo is _UTC:
+        return orjson.dumps(value)[1:-1].decode()
+    return _ISOFORMAT(value)
+
+
+def fast_formats(functions: dict[str, Callable]) -> dict[str, Callable]:
+    """A temporal field's named formats with `datetime.isoformat` written as `iso_datetime`."""
+    return {name: iso_datetime if function is _ISOFORMAT else function for name, function in functions.items()}
 
 
 def _keeps(field: fields.Field, base: type, method: str = "_serialize") -> bool:
@@ -59,6 +78,8 @@ def _inline(field: fields.Field, value: str, name: str, ref: str, refs: dict[str
             return f"({value} if {value} is True or {value} is False else {ref}._serialize({value}, {name!r}, obj))"
     if _TEMPORAL is not None and _keeps(field, _TEMPORAL):
         format_function = field.SERIALIZATION_FUNCS.get(field.format or field.DEFAULT_FORMAT)
+        if format_function is _ISOFORMAT:
+            format_function = iso_datetime
         if format_function is not None:
             refs[ref] = format_function
             return f"(None if {value} is None else {ref}({value}))"

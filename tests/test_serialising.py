@@ -6,18 +6,21 @@ import dataclasses
 import functools
 import json
 import uuid
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 import marshmallow
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from marshmallow import fields
 
 from inspect_api import json_provider
-from inspect_api.dumping import Schema, values_of
+from inspect_api.db import UTCDateTime
+from inspect_api.dumping import Schema, fast_formats, iso_datetime, values_of
 from inspect_api.extensions import db
 from inspect_api.json_provider import OrjsonProvider, load_stored
 from tests.factories import DEMO_PASSWORDS
@@ -338,6 +341,108 @@ def test_stored_json_reads_back_as_the_standard_library_reads_it(app):
     assert load_stored('[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]') == list(range(1, 12))  # 19 digits in all
     assert load_stored('["1234567890123456789"]') == ["1234567890123456789"]  # 19 in a row, in a string
     assert db.engine.dialect._json_deserializer is load_stored  # the app's engine reads JSON columns with it
+
+
+STORED_INSTANTS = ["2026-12-06 12:00:00.123456", "2026-12-06 12:00:00", "2026-12-06 12:00", "2026-12-06",
+                   "2026-12-06T12:00:00+05:00", "2026-12-06 12:00:00Z", "2026-12-06 23:59:59.999999-04:00",
+                   "20261206T120000", "2026-12-06 12:00:00.5", "2024-02-29 00:00:00.000001"]
+
+
+def test_a_stored_instant_reads_back_as_the_general_reader_reads_it(app):
+    """A stored instant comes back aware in UTC, equal to what the type's general reader (the
+    dialect's parse, then `process_result_value`) gives, whatever the form of the text."""
+    dialect = db.engine.dialect
+    kind = UTCDateTime().dialect_impl(dialect)
+    fast = kind.result_processor(dialect, None)
+    general = sa.types.TypeDecorator.result_processor(kind, dialect, None)
+    if dialect.name == "sqlite":
+        for text in STORED_INSTANTS:
+            read = fast(text)
+            assert read == general(text) and read.tzinfo is timezone.utc, text
+            assert read.isoformat() == general(text).isoformat(), text
+        assert fast(None) is None
+        with pytest.raises(ValueError):
+            fast("the sixth of December")  # what neither reads is refused as before
+    table = sa.Table("instants_read_back", sa.MetaData(), sa.Column("at", UTCDateTime()))
+    table.create(db.engine)
+    try:
+        written = [datetime(2026, 12, 6, 7, 0, 0, 123456, tzinfo=ZoneInfo("America/New_York")),
+                   datetime(2026, 12, 6, 23, 59, 59, tzinfo=timezone.utc), datetime(2024, 2, 29, tzinfo=timezone.utc)]
+        with db.engine.begin() as conn:
+            conn.execute(table.insert(), [{"at": at} for at in written])
+            read = conn.scalars(sa.select(table.c.at)).all()
+        assert read == written
+        assert [at.tzinfo for at in read] == [timezone.utc] * 3
+        assert read[0].isoformat() == "2026-12-06T12:00:00.123456+00:00"
+    finally:
+        table.drop(db.engine)
+
+
+def test_a_stored_instant_is_read_in_one_parse_on_sqlite(app, monkeypatch):
+    """On SQLite the usual text of an instant is read straight into an aware datetime, without the
+    general reader's second step (a naive parse, then attaching the zone)."""
+    dialect = db.engine.dialect
+    if dialect.name != "sqlite":
+        pytest.skip("PostgreSQL's driver answers aware datetimes itself")
+
+    def second_step(*_args):
+        raise AssertionError("the general reader was used")
+    monkeypatch.setattr(UTCDateTime, "process_result_value", second_step)
+    read = UTCDateTime().dialect_impl(dialect).result_processor(dialect, None)
+    assert read("2026-12-06 12:00:00.123456") == datetime(2026, 12, 6, 12, 0, 0, 123456, tzinfo=timezone.utc)
+    with pytest.raises(AssertionError, match="general reader"):
+        read("2026-12-06T12:00:00+05:00")  # text with an offset goes the general way
+
+
+class _Moment(datetime):
+    def isoformat(self, *args, **kwargs):
+        return "a moment"
+
+
+def test_an_instant_in_utc_is_written_as_isoformat_writes_it():
+    """`iso_datetime`, which the schema base and `UTCInstant` use for marshmallow's "iso" format, gives
+    `datetime.isoformat`'s text: for instants in UTC (written by orjson) from the first year to the
+    last, with and without microseconds, and for everything else (another zone, naive, a subclass,
+    not a datetime), which `isoformat` writes or refuses itself."""
+    import random
+    chance = random.Random(194)
+    first = datetime(1, 1, 1, tzinfo=timezone.utc)
+    moments = [first, datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc),
+               datetime(2026, 12, 6, 12, 0, tzinfo=timezone.utc), datetime(2026, 12, 6, 12, 0, 0, 1, tzinfo=timezone.utc)]
+    moments += [first + timedelta(seconds=chance.randrange(315537897600), microseconds=chance.choice((0, chance.randrange(10 ** 6))))
+                for _ in range(5000)]
+    for moment in moments:
+        assert iso_datetime(moment) == moment.isoformat(), moment
+    assert iso_datetime(moments[2]) == "2026-12-06T12:00:00+00:00"
+    for other in (datetime(2026, 12, 6, 7, 0, 0, 5, tzinfo=ZoneInfo("America/New_York")), datetime(2026, 12, 6, 12, 0),
+                  datetime(2026, 12, 6, 12, 0, tzinfo=timezone(timedelta(0))), _Moment(2026, 12, 6, tzinfo=timezone.utc)):
+        assert iso_datetime(other) == datetime.isoformat(other), other
+    with pytest.raises(TypeError):
+        iso_datetime(date(2026, 12, 6))
+    assert fast_formats(fields.AwareDateTime.SERIALIZATION_FUNCS)["iso"] is iso_datetime
+    assert fast_formats({"rfc": fields.DateTime.SERIALIZATION_FUNCS["rfc"]}) == {"rfc": fields.DateTime.SERIALIZATION_FUNCS["rfc"]}
+
+
+def test_a_date_time_field_writes_an_instant_in_utc_through_iso_datetime(monkeypatch):
+    """The schema base writes a plain "iso" date-time field, and `UTCInstant` any of its "iso" fields,
+    through `iso_datetime`."""
+    from inspect_api import dumping
+    from inspect_api.entry.schemas import UTCInstant
+    written: list[datetime] = []
+
+    def noted(value):
+        written.append(value)
+        return "noted"
+    monkeypatch.setattr(dumping, "iso_datetime", noted)
+
+    class Stamped(Schema):
+        at = fields.AwareDateTime()
+        iso8601 = fields.DateTime(format="iso8601")
+    at = datetime(2026, 12, 6, 12, 0, tzinfo=timezone.utc)
+    assert Stamped().dump({"at": at, "iso8601": at}) == {"at": "noted", "iso8601": "noted"}
+    assert written == [at, at]
+    assert UTCInstant.SERIALIZATION_FUNCS["iso"](datetime(2026, 12, 6, 7, 0, tzinfo=ZoneInfo("America/New_York"))) \
+        == "2026-12-06T12:00:00+00:00"
 
 
 def test_stored_json_of_ids_times_and_coordinates_is_read_by_orjson(monkeypatch):

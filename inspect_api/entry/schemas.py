@@ -5,6 +5,7 @@ from datetime import timezone
 
 from marshmallow import fields, validate
 
+from ..dumping import fast_formats
 from ..schemas import EditSchema, Integer, Schema
 from ..paging import PageArgs
 from .rules import ACTIVITIES, BASES
@@ -26,7 +27,8 @@ class UTCInstant(fields.AwareDateTime):
     keeps marshmallow's own formatting, so the schema base formats it inline like any date-time
     (dumping.py). A strftime pattern has no UTC form here and is refused."""
 
-    SERIALIZATION_FUNCS = {name: _in_utc(function) for name, function in fields.AwareDateTime.SERIALIZATION_FUNCS.items()}
+    SERIALIZATION_FUNCS = {name: _in_utc(function)
+                           for name, function in fast_formats(fields.AwareDateTime.SERIALIZATION_FUNCS).items()}
 
     def _bind_to_schema(self, field_name, parent):
         super()._bind_to_schema(field_name, parent)
