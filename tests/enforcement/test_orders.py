@@ -300,3 +300,26 @@ def test_an_order_may_hold_another_requirement_stated_in_words(client, cast, per
     r = client.post("/api/v1/orders", json=order_body(permit, kinds=["controls", "other"]), headers=cast.sup)
     assert r.status_code == 422, r.get_json()
     assert r.get_json()["errors"] == {"requirements": ["Kind other needs the requirement stated in words."]}
+
+
+def test_a_page_of_orders_counts_orders_and_carries_each_ones_events(client, cast, permit, town_clock):
+    """The list loads each order's events in the same statement as the orders: a page still holds
+    `limit` orders however many events they have, each with all its events in the order they
+    happened, as the order itself answers them."""
+    orders = [issue(client, cast, permit, deadline=f"2026-05-{day:02d}") for day in (9, 10, 11, 12)]
+    minute = 0
+    for n, order in enumerate(orders):
+        for k in range(n + 1):
+            minute += 1
+            town_clock.set(date(2026, 5, 4), time(12, minute))
+            r = client.post(f"/api/v1/orders/{order['id']}/responses", json={"note": f"Answer {k} to {n}"},
+                            headers=cast.app)
+            assert r.status_code == 201, r.get_json()
+    r = client.get("/api/v1/orders?limit=2&offset=1", headers=cast.sup)
+    assert r.status_code == 200 and r.headers["X-Total-Count"] == "4"
+    page = r.get_json()
+    assert [o["id"] for o in page] == [orders[1]["id"], orders[2]["id"]]
+    for listed in page:
+        assert listed == client.get(f"/api/v1/orders/{listed['id']}", headers=cast.sup).get_json()
+    assert [[e["note"] for e in o["events"]] for o in page] == [
+        ["Answer 0 to 1", "Answer 1 to 1"], ["Answer 0 to 2", "Answer 1 to 2", "Answer 2 to 2"]]
