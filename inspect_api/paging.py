@@ -28,9 +28,10 @@ class PageArgs(Schema):
 
 
 def page_query(query: Select, args: dict[str, Any]) -> tuple[list, int]:
-    """One page of an ordered query and the total it matches, in two queries. A query may load a
-    collection in the same statement (joinedload: the page is cut on the records, in a subquery, and
-    each record comes back once per row of its collection); `unique()` makes it one item again."""
+    """One page of an ordered query of one mapped entity (every list's) and the total it matches, in
+    two queries. A query may load a collection in the same statement (joinedload: the page is cut on
+    the records, in a subquery, and each record comes back once per row of its collection); `unique()`
+    makes it one item again (records are told apart by identity, never by value)."""
     total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
     rows = list(db.session.scalars(query.limit(args["limit"]).offset(args["offset"])).unique())
     return rows, total
