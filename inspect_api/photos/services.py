@@ -14,7 +14,6 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
-from zoneinfo import ZoneInfo
 
 from flask import current_app
 import sqlalchemy as sa
@@ -22,7 +21,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.util import identity_key
 
-from .. import audit
+from .. import audit, clock
 from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import ChecksumMismatch, Conflict, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
@@ -230,13 +229,6 @@ def _placement(permit: Permit, exif_gps: dict | None, device_gps: dict | None) -
             "distance_to_site_m": distance, "within_site": within, "far_from_site": far}
 
 
-def _site_zone():
-    try:
-        return ZoneInfo(current_app.config.get("TIMEZONE") or "UTC")
-    except (KeyError, ValueError):
-        return timezone.utc
-
-
 def _new_photo(user, photo_id: str, permit: Permit, meta: dict, received: Received,
                derived: imaging.Inspected) -> Photo:
     info = derived.exif
@@ -323,7 +315,7 @@ def read_image(received: Received) -> Verified:
     the write lock, and every other request would wait)."""
     config = current_app.config
     image = imaging.inspect(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
-                            max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], default_tz=_site_zone())
+                            max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], default_tz=clock.town_zone())
     if not derivation.inline():
         return Verified(image)
     # Decoded before the answer, pixels that do not decode refuse the upload (422 image_invalid) and
@@ -331,7 +323,7 @@ def read_image(received: Received) -> Verified:
     with imaging.slot(config["IMAGE_WORKERS"], config["IMAGE_WAIT_SECONDS"]):
         derived = imaging.derive(received.path, received.head, max_pixels=config["MAX_IMAGE_PIXELS"],
                                  max_decode_bytes=config["MAX_IMAGE_DECODE_BYTES"], work_dir=temp_dir(),
-                                 default_tz=_site_zone())
+                                 default_tz=clock.town_zone())
     return Verified(image, derived)
 
 
