@@ -25,10 +25,16 @@ def collector_restored():
 def test_a_serving_app_freezes_what_its_start_made_and_raises_the_young_threshold(collector_restored):
     _, middle, old = gc.get_threshold()
     assert gc.get_freeze_count() == 0
-    create_app(TestConfig(GC_SETTLE=True, GC_YOUNG_THRESHOLD=20_000))
-    frozen = gc.get_freeze_count()
-    assert frozen > 10_000  # modules, mappers, schemas: what the start made
+    let_go = {"owner": ["a record some other thread holds"]}
+    app = create_app(TestConfig(GC_SETTLE=True, GC_YOUNG_THRESHOLD=20_000))
+    assert gc.get_freeze_count() > 10_000  # modules, mappers, schemas: what the start made
     assert gc.get_threshold() == (20_000, middle, old)
+    assert not _walked(app) and not _walked(app.config) and not _walked(let_go)
+    # Frozen is not immortal: what its owner lets go is freed by its reference count as before, so
+    # the number frozen shrinks whenever any thread of the process drops something older than the app.
+    frozen = gc.get_freeze_count()
+    del let_go
+    assert gc.get_freeze_count() < frozen
     # What is made afterwards is collected as before: a cycle goes at the next full collection.
     made = _Cycle()
     gone = weakref.ref(made)
@@ -36,7 +42,14 @@ def test_a_serving_app_freezes_what_its_start_made_and_raises_the_young_threshol
     assert gone() is not None  # a cycle: its reference count alone does not free it
     gc.collect()
     assert gone() is None
-    assert gc.get_freeze_count() == frozen
+    # ...and a full collection neither walks the app nor moves it back among what it walks.
+    assert not _walked(app) and not _walked(app.config)
+
+
+def _walked(thing: object) -> bool:
+    """Whether the collector's generations hold `thing` (the permanent generation is not one of them)."""
+    assert gc.is_tracked(thing)
+    return any(held is thing for held in gc.get_objects())
 
 
 def test_the_test_configuration_leaves_the_collector_alone(collector_restored):
