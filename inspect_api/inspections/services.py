@@ -45,7 +45,8 @@ def visible_inspections(user) -> Select:
 
 def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]:
     """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
-    query = visible_inspections(user).options(selectinload(Inspection.findings), selectinload(Inspection.permit))
+    query = visible_inspections(user).options(selectinload(Inspection.findings),
+                                              selectinload(Inspection.permit).load_only(Permit.cease_and_desist))
     for column, key in ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind")):
         if args.get(key):
             query = query.where(column == str(args[key]))

@@ -193,14 +193,23 @@ def test_delete_draft(site, client):
     assert r.status_code == 409 and r.get_json()["error"] == "invalid_transition"
 
 
-def test_cease_and_desist_warning(site, app):
+def test_cease_and_desist_warning(site, app, client):
     from inspect_api.extensions import db
     site.permit.cease_and_desist = True
     db.session.commit()
     r = site.inspection(site.entry_id())
     assert r.status_code == 201
-    assert r.get_json()["warnings"] == [
-        "A cease-and-desist order is open on this permit: no land-disturbing activity may continue (R-O1(a))."]
+    warning = "A cease-and-desist order is open on this permit: no land-disturbing activity may continue (R-O1(a))."
+    assert r.get_json()["warnings"] == [warning]
+    # The list reads the permit's order too (it loads only that column of each permit), and drops the
+    # warning once the order is lifted.
+    listed = client.get(f"{API}/inspections?permit_id={site.permit.id}", headers=site.inspector_h)
+    assert listed.status_code == 200
+    assert [(i["id"], i["warnings"]) for i in listed.get_json()] == [(r.get_json()["id"], [warning])]
+    site.permit.cease_and_desist = False
+    db.session.commit()
+    listed = client.get(f"{API}/inspections?permit_id={site.permit.id}", headers=site.inspector_h)
+    assert [(i["id"], i["warnings"]) for i in listed.get_json()] == [(r.get_json()["id"], [])]
 
 
 def test_patch_partial_and_versions(site):
