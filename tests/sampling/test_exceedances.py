@@ -198,3 +198,21 @@ def test_only_supervisors_change_levels_and_bad_levels_are_refused(site, factory
         "3": {"max": ["Must be a number."]},
     }
     assert len(client.get("/api/v1/action-levels", headers=supervisor).get_json()["levels"]) == 2
+
+
+def test_the_list_gives_each_sample_the_findings_it_raised_as_its_own_answer_does(site, client):
+    """The list reads the findings of a whole page in one statement: each sample gets its own, a
+    sample that raised none gets none, and a finding removed by a corrected value is left out."""
+    raised = client.post(URL, json=sample_body(site, parameters=ph(9.1)), headers=site.headers).get_json()
+    quiet = client.post(URL, json=sample_body(site, parameters=ph(7.0)), headers=site.headers).get_json()
+    corrected = client.post(URL, json=sample_body(site, parameters=ph(5.9)), headers=site.headers).get_json()
+    assert client.patch(f"{URL}/{corrected['id']}", json={"version": 1, "parameters": ph(7.1)},
+                        headers=site.headers).status_code == 200
+    (finding,) = findings(site.permit.id)
+    listed = client.get(f"{URL}?permit_id={site.permit.id}", headers=site.headers)
+    assert listed.status_code == 200
+    by_id = {item["id"]: item["finding_ids"] for item in listed.get_json()}
+    assert by_id == {raised["id"]: [finding.id], quiet["id"]: [], corrected["id"]: []}
+    for item in listed.get_json():
+        own = client.get(f"{URL}/{item['id']}", headers=site.headers).get_json()
+        assert own["finding_ids"] == item["finding_ids"]
