@@ -5,6 +5,7 @@ The town is the demo's (inspect_api.demo), grown by running its steps again unti
 than a page of 30; the supervisor reads each list as the app does."""
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -18,7 +19,7 @@ from inspect_api.enforcement.services import create_order
 from inspect_api.extensions import db
 from inspect_api.inspections.models import Finding
 from tests.factories import DEMO_PASSWORDS
-from tests.sql_count import list_statements
+from tests.sql_count import counting, list_statements
 
 SMALL, LARGE = 3, 30
 # The most statements a list request may run, signing in included (the token's session and account).
@@ -131,3 +132,27 @@ def test_each_list_runs_the_same_statements_for_3_items_as_for_30(client, town):
     counts = _deadlines_statements(client, headers)
     assert len(counts[SMALL]) == len(counts[LARGE]), "\n".join(s[:160] for s in counts[LARGE])
     assert len(counts[LARGE]) <= MOST, len(counts[LARGE])
+
+
+# A subquery of every permit's id: what "every permit" looked like in a list's statements before staff
+# visibility became a plain "has a permit" (permits.access.permit_visible).
+_EVERY_PERMIT = re.compile(r"IN\s*\(\s*SELECT\s+permits\.id\s+FROM\s+permits\s*\)", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("role", ["supervisor", "inspector"])
+def test_a_staff_list_never_walks_every_permit(client, town, role):
+    """Staff see every permit, so their lists ask only that a record has one: an IN over every permit
+    made SQLite look up each permit's records and sort them all before cutting the page, a cost that
+    grew with every permit the Town ever had (benchmarks/visibility.py). Applicants' lists keep theirs."""
+    headers = _login(client, role)
+    urls = [f"{url}{'&' if '?' in url else '?'}limit={SMALL}" for url in LISTS.values()]
+    urls += [f"/api/v1/photos?limit={SMALL}", f"/api/v1/entry-authorizations?limit={SMALL}"]
+    if role == "supervisor":  # the Deadlines view is the supervisors'
+        urls.append(f"/api/v1/deadlines?before={_due_before(client, headers, SMALL)}")
+    for url in urls:
+        db.session.expire_all()
+        with counting() as statements:
+            r = client.get(url, headers=headers)
+        assert r.status_code == 200 and isinstance(r.get_json(), list), (url, r.get_json())
+        walking = [s for s in statements if _EVERY_PERMIT.search(s)]
+        assert walking == [], (url, walking[0][:300] if walking else "")

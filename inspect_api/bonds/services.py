@@ -21,7 +21,7 @@ from ..completion.rules import closeout_kind
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_list, page_query
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..clock import today as local_today
 from ..permits.models import Permit, PermitPhase
 from ..records import check_version, existing_for_create
@@ -33,7 +33,7 @@ _FIELDS = ("form", "form_description", "issuer", "reference", "received_on", "no
 
 
 def visible_bonds(user) -> Select:
-    return select(Bond).where(Bond.permit_id.in_(visible_permit_ids(user)))
+    return select(Bond).where(permit_visible(Bond.permit_id, user))
 
 
 def get_bond(user, record_id: str, *, for_update: bool = False) -> Bond:
@@ -309,7 +309,7 @@ def bond_phases_awaiting_release(user=None) -> list[dict[str, Any]]:
                     ~select(BondRelease.id).where(BondRelease.bond_id == BondPhase.bond_id,
                                                   BondRelease.phase_id == BondPhase.phase_id).exists()))
     if user is not None:
-        query = query.where(Bond.permit_id.in_(visible_permit_ids(user)))
+        query = query.where(permit_visible(Bond.permit_id, user))
     rows = [{"bond_id": bond.id, "permit_id": bond.permit_id, "phase_id": phase.id, "phase_number": phase.number,
              "phase_name": phase.name, "amount": rules.money(share.amount), "completed_on": phase.completed_on}
             for share, bond, phase in db.session.execute(query)

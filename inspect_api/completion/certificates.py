@@ -12,7 +12,7 @@ from ..auth.models import User
 from ..enforcement.closeout import open_enforcement
 from ..errors import Conflict, NotFound
 from ..extensions import db
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..permits.services import close_permit
 from . import rules
 from .common import require_supervisor
@@ -26,7 +26,7 @@ LEVEL_TITLES = {rules.ADMIN_REVIEW: "Administrative Land Disturbance Review",
 
 
 def visible_certificates(user) -> Select:
-    return select(Certificate).where(Certificate.permit_id.in_(visible_permit_ids(user)))
+    return select(Certificate).where(permit_visible(Certificate.permit_id, user))
 
 
 def get_certificate(user, certificate_id: str) -> Certificate:

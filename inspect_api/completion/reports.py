@@ -18,7 +18,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_list, page_query
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..permits.models import Permit
 from ..records import check_version, existing_for_create
 from . import rules
@@ -36,7 +36,7 @@ _CERT_FIELDS = {"substantial_compliance": "cert_substantial_compliance",
 
 
 def visible_final_reports(user) -> Select:
-    return select(FinalReport).where(FinalReport.permit_id.in_(visible_permit_ids(user)))
+    return select(FinalReport).where(permit_visible(FinalReport.permit_id, user))
 
 
 def get_final_report(user, record_id: str) -> FinalReport:
@@ -233,7 +233,7 @@ def final_reports_due(before: date, user=None) -> list[dict[str, Any]]:
              .where(Permit.review_level == rules.PERMIT, Permit.work_completed_on.is_not(None),
                     Permit.work_completed_on <= latest_completion, Permit.status != "closed"))
     if user is not None:
-        query = query.where(Permit.id.in_(visible_permit_ids(user)))
+        query = query.where(permit_visible(Permit.id, user))
     today, rows = clock.today(), []
     for permit, report in db.session.execute(query):
         if report is not None and report.status in ("submitted", "accepted"):

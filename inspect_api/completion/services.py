@@ -15,7 +15,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..photos.models import Photo
 from ..records import check_version, existing_for_create
 from . import rules
@@ -28,7 +28,7 @@ EDITABLE = ("submitted", "returned")
 
 
 def visible_completion_notices(user) -> Select:
-    return select(CompletionNotice).where(CompletionNotice.permit_id.in_(visible_permit_ids(user)))
+    return select(CompletionNotice).where(permit_visible(CompletionNotice.permit_id, user))
 
 
 def get_completion_notice(user, record_id: str) -> CompletionNotice:
@@ -65,7 +65,7 @@ def _check_photos(user, permit_id: str, photo_ids: list[str]) -> None:
     if not photo_ids:
         return
     foreign = list(db.session.scalars(select(Photo.id).where(
-        Photo.id.in_(photo_ids), Photo.permit_id != permit_id, Photo.permit_id.in_(visible_permit_ids(user)))))
+        Photo.id.in_(photo_ids), Photo.permit_id != permit_id, permit_visible(Photo.permit_id, user))))
     if foreign:
         raise ValidationFailed("Some photos belong to another permit.", errors={"photo_ids": sorted(foreign)})
 

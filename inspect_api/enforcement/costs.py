@@ -20,7 +20,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..db import new_id
 from ..extensions import db
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..paging import page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
@@ -37,7 +37,7 @@ LIEN_KIND, COST_NOTICE_KIND = "lien-certificate", "cost-notice"
 
 
 def visible_cost_recoveries(user) -> Select:
-    return select(CostRecovery).where(CostRecovery.permit_id.in_(visible_permit_ids(user)))
+    return select(CostRecovery).where(permit_visible(CostRecovery.permit_id, user))
 
 
 def get_cost_recovery(user, record_id: str) -> CostRecovery:

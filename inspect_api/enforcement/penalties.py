@@ -16,7 +16,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
 from ..inspections.models import Inspection
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit, PermitCondition
 from ..records import bump, check_version, existing_for_create
 from . import rules
@@ -36,7 +36,7 @@ VIOLATION_FIELDS = ("provision_kind", "condition_id", "provision", "description"
 
 # --- violations ----------------------------------------------------------------------------------
 def visible_violations(user) -> Select:
-    return select(Violation).where(Violation.permit_id.in_(visible_permit_ids(user)))
+    return select(Violation).where(permit_visible(Violation.permit_id, user))
 
 
 def list_violations(user, args: dict[str, Any]) -> tuple[list[Violation], int]:
@@ -192,7 +192,7 @@ def set_fine_schedule(user, data: dict[str, Any]) -> FineSchedule:
 
 # --- citations -----------------------------------------------------------------------------------
 def visible_citations(user) -> Select:
-    return select(Citation).where(Citation.permit_id.in_(visible_permit_ids(user)))
+    return select(Citation).where(permit_visible(Citation.permit_id, user))
 
 
 def list_citations(user, args: dict[str, Any]) -> tuple[list[Citation], int]:

@@ -18,7 +18,7 @@ from .. import audit, clock, renditions, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..inspections.models import Finding
 from ..permits.models import Party, Permit, PermitCondition
 from ..permits.services import set_cease_and_desist
@@ -66,7 +66,7 @@ DEFAULT_TITLES = {"supervisor": "Stormwater Authority", "inspector": "Agent of t
 
 
 def visible_orders(user) -> Select:
-    return select(Order).where(Order.permit_id.in_(visible_permit_ids(user)))
+    return select(Order).where(permit_visible(Order.permit_id, user))
 
 
 def get_order(user, record_id: str) -> Order:

@@ -13,7 +13,7 @@ from ..auth.permissions import current_device_id
 from ..errors import Conflict, EntryNotAuthorized, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import add_new, bump, check_version, existing_for_create, fields_equal
 from . import rules
@@ -29,7 +29,7 @@ _dump_schema = EntryAuthorizationSchema()
 
 
 def visible_entry_authorizations(user) -> Select:
-    return select(EntryAuthorization).where(EntryAuthorization.permit_id.in_(visible_permit_ids(user)))
+    return select(EntryAuthorization).where(permit_visible(EntryAuthorization.permit_id, user))
 
 
 def list_entry_authorizations(user, args: dict[str, Any]) -> tuple[list[EntryAuthorization], int]:

@@ -24,7 +24,7 @@ from ..enforcement.rules import ORDER_KINDS
 from ..errors import ValidationFailed
 from ..extensions import db
 from ..inspections.models import INSPECTION_KINDS, Finding, Inspection
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..clock import local_date
 from ..permits.models import Permit, PermitEvent
 from ..program.services import RECORDED, month_counts
@@ -40,7 +40,7 @@ def _site_plan_reviews(user, start: date, end: date) -> dict[str, Any]:
     rows = db.session.execute(
         select(PermitEvent.permit_id, PermitEvent.to_status, Permit.review_level)
         .join(Permit, Permit.id == PermitEvent.permit_id)
-        .where(PermitEvent.permit_id.in_(visible_permit_ids(user)),
+        .where(permit_visible(PermitEvent.permit_id, user),
                PermitEvent.to_status.in_(("submitted", *DECISIONS)), within_days(PermitEvent.at, start, end))).all()
     received = {(r.permit_id, r.review_level) for r in rows if r.to_status == "submitted"}
     decided = [r for r in rows if r.to_status in DECISIONS]
@@ -53,7 +53,7 @@ def _site_plan_reviews(user, start: date, end: date) -> dict[str, Any]:
 def _inspections(user, start: date, end: date) -> dict[str, Any]:
     """Recorded inspections only: a draft is the inspector's working copy, not an inspection made yet."""
     kinds = db.session.scalars(select(Inspection.kind).where(
-        Inspection.permit_id.in_(visible_permit_ids(user)), live_clause(Inspection),
+        permit_visible(Inspection.permit_id, user), live_clause(Inspection),
         Inspection.status.in_(RECORDED), within_days(Inspection.started_at, start, end))).all()
     return {"total": len(kinds), "by_kind": rules.count_by(kinds, INSPECTION_KINDS)}
 
@@ -62,12 +62,12 @@ def _enforcement(user, start: date, end: date) -> dict[str, Any]:
     kinds: list[str] = []
     orders = citations = 0
     for order_kinds in db.session.scalars(select(Order.kinds).where(
-            Order.permit_id.in_(visible_permit_ids(user)), live_clause(Order),
+            permit_visible(Order.permit_id, user), live_clause(Order),
             Order.issued_on >= start, Order.issued_on <= end)):
         orders += 1
         kinds += list(order_kinds or [])
     citations = len(db.session.scalars(select(Citation.id).where(
-        Citation.permit_id.in_(visible_permit_ids(user)), live_clause(Citation),
+        permit_visible(Citation.permit_id, user), live_clause(Citation),
         within_days(Citation.created_at, start, end))).all())
     return {"total": orders + citations, "orders": orders, "orders_by_kind": rules.count_by(kinds, ORDER_KINDS),
             "citations": citations}
@@ -75,7 +75,7 @@ def _enforcement(user, start: date, end: date) -> dict[str, Any]:
 
 def _findings(user, start: date, end: date) -> dict[str, Any]:
     rows = db.session.execute(select(Finding.observed_on, Finding.status, Finding.verified_fixed_on,
-                                     Finding.closed_at).where(Finding.permit_id.in_(visible_permit_ids(user)),
+                                     Finding.closed_at).where(permit_visible(Finding.permit_id, user),
                                                               live_clause(Finding))).all()
     opened = sum(1 for r in rows if start <= r.observed_on <= end)
     closed_days = [r.verified_fixed_on or local_date(r.closed_at) for r in rows
@@ -86,7 +86,7 @@ def _findings(user, start: date, end: date) -> dict[str, Any]:
 def _inspection_program(user, start: date, end: date) -> list[dict[str, Any]]:
     """Inspections due, done on time, done late, not done and missed per kind and month of the due day (R-I1
     program)."""
-    return month_counts(select(Permit).where(Permit.id.in_(visible_permit_ids(user))), start, end)
+    return month_counts(select(Permit).where(permit_visible(Permit.id, user)), start, end)
 
 
 def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
@@ -94,7 +94,7 @@ def ms4_annual_report(user, start: date, end: date) -> dict[str, Any]:
     if problem:
         raise ValidationFailed(problem, errors={"to": [problem]})
     certificates = len(db.session.scalars(select(Certificate.id).where(
-        Certificate.permit_id.in_(visible_permit_ids(user)), Certificate.issued_on >= start,
+        permit_visible(Certificate.permit_id, user), Certificate.issued_on >= start,
         Certificate.issued_on <= end)).all())
     return {"start": start, "end": end, "generated_at": clock.now(),
             "site_plan_reviews": _site_plan_reviews(user, start, end),

@@ -15,7 +15,7 @@ from ..auth.models import User
 from ..clock import town_zone
 from ..extensions import db
 from ..inspections.models import Finding, Inspection
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..permits.models import Permit
 from ..photos.models import Photo
 from ..sampling.models import Sample
@@ -71,7 +71,7 @@ def permit_properties(permit: Permit) -> dict[str, Any]:
 
 
 def permits_geojson(user, *, layer: str | None = None, status: str | None = None) -> dict[str, Any]:
-    query = select(Permit).where(Permit.id.in_(visible_permit_ids(user))).order_by(Permit.created_at, Permit.id)
+    query = select(Permit).where(permit_visible(Permit.id, user)).order_by(Permit.created_at, Permit.id)
     if status:
         query = query.where(Permit.status == status)
     layers = (layer,) if layer else rules.PERMIT_LAYERS
@@ -108,7 +108,7 @@ def _finding_locations(findings) -> dict[str, tuple[float, float, str]]:
 
 
 def _findings(user, start: date | None, end: date | None, status: str | None = None) -> list:
-    query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), live_clause(Finding))
+    query = select(Finding).where(permit_visible(Finding.permit_id, user), live_clause(Finding))
     if start:
         query = query.where(Finding.observed_on >= start)
     if end:
@@ -148,7 +148,7 @@ def _uploader(user_id: str | None) -> dict[str, Any] | None:
 
 def photos_geojson(user, *, start=None, end=None, permit_id: str | None = None) -> dict[str, Any]:
     """Photos with a location (from EXIF or the device); photos without one have nothing to map and are left out."""
-    query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)), live_clause(Photo),
+    query = select(Photo).where(permit_visible(Photo.permit_id, user), live_clause(Photo),
                                 Photo.location_lat.is_not(None), Photo.location_lon.is_not(None),
                                 within_days(sa.func.coalesce(Photo.taken_at, Photo.created_at), start, end))
     if permit_id:
@@ -174,7 +174,7 @@ def findings_csv(user, *, start=None, end=None, status=None) -> str:
 
 
 def inspections_csv(user, *, start=None, end=None) -> str:
-    query = (select(Inspection).where(Inspection.permit_id.in_(visible_permit_ids(user)), live_clause(Inspection),
+    query = (select(Inspection).where(permit_visible(Inspection.permit_id, user), live_clause(Inspection),
                                       within_days(Inspection.started_at, start, end))
              .order_by(Inspection.started_at, Inspection.id))
     inspections = list(db.session.scalars(query))

@@ -12,7 +12,7 @@ from .. import clock
 from .. import audit
 from ..changes import touch
 from ..extensions import db
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from . import rules
 from .models import FINDING_KINDS, SEVERITIES, Finding, Inspection
 
@@ -58,7 +58,7 @@ def open_findings_query(user, *, permit_id: str | None = None, status: str | Non
                         on: date | None = None) -> Select:
     """Findings `user` may see, newest due last. `status`: None (every status), "open", "closed", or
     "overdue" (open and due before `on`, which defaults to today in America/New_York)."""
-    query = select(Finding).where(Finding.permit_id.in_(visible_permit_ids(user)), Finding.deleted_at.is_(None))
+    query = select(Finding).where(permit_visible(Finding.permit_id, user), Finding.deleted_at.is_(None))
     if user.role == "applicant":
         # A draft or returned inspection is the inspector's working copy (hidden from the applicant),
         # and so is everything recorded on it (rules.shown_to_applicant).

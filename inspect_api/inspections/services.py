@@ -19,7 +19,7 @@ from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
 from ..schemas import gps_fix_columns
@@ -37,7 +37,7 @@ def visible_inspections(user) -> Select:
     """Inspections `user` may see. Applicants see their own permits' inspections once submitted:
     a draft is the inspector's working copy, not yet a statement of the Town, and a returned one is
     a working copy again until it is approved (rules.shown_to_applicant)."""
-    query = select(Inspection).where(Inspection.permit_id.in_(visible_permit_ids(user)), Inspection.deleted_at.is_(None))
+    query = select(Inspection).where(permit_visible(Inspection.permit_id, user), Inspection.deleted_at.is_(None))
     if user.role == "applicant":
         query = query.where(Inspection.shown_to_applicant())
     return query

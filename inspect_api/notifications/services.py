@@ -15,7 +15,7 @@ from .. import audit, clock
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound
 from ..extensions import db
 from ..paging import page_query
-from ..permits.access import visible_permit_ids
+from ..permits.access import permit_visible
 from ..permits.models import Party
 from . import outbox
 from .models import Notification
@@ -28,7 +28,7 @@ def visible_notifications(user) -> Select:
         return query
     mine = sa.or_(Notification.recipient_user_id == user.id,
                   Notification.recipient_party_id.in_(select(Party.id).where(Party.user_id == user.id)))
-    on_visible = sa.or_(Notification.permit_id.is_(None), Notification.permit_id.in_(visible_permit_ids(user)))
+    on_visible = sa.or_(Notification.permit_id.is_(None), permit_visible(Notification.permit_id, user))
     return query.where(mine, on_visible) if user.role != "admin" else query.where(
         Notification.recipient_user_id == user.id, Notification.permit_id.is_(None))
 

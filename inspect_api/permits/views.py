@@ -28,7 +28,7 @@ from sqlalchemy import select
 from ..clock import today as local_today
 from ..extensions import db
 from . import rules
-from .access import assigned_permit_ids, visible_permit_ids
+from .access import assigned_permit_ids, permit_visible
 from .cases import parcel_flags
 from .commencement import commencement_refusal, security_posted
 from .determination import determination_today
@@ -57,7 +57,7 @@ def _seen_by(viewer, ids: set[str]) -> set[str]:
     if viewer is None or not ids:
         return set()
     return set(db.session.scalars(select(Permit.id).where(
-        Permit.id.in_(sorted(ids)), Permit.id.in_(visible_permit_ids(viewer)))))
+        Permit.id.in_(sorted(ids)), permit_visible(Permit.id, viewer))))
 
 
 def _as_seen(flag: list[str], seen: set[str]) -> list[str]:

@@ -30,7 +30,7 @@ from ..inspections.finding_services import visible_findings
 from ..inspections.models import Inspection, Finding
 from ..inspections.services import visible_inspections
 from ..paging import page_query
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import valid_uuid
 from ..storage import blob_key, get_storage
@@ -53,7 +53,7 @@ def visible_photos(user) -> Select:
     supervisors, who see a photo still waiting for its parent (or one that will never count).
     A photo belongs with its record: one on an inspection the caller may not see (an applicant and
     a draft), or on a finding of one, stays hidden with it."""
-    query = select(Photo).where(Photo.permit_id.in_(visible_permit_ids(user)))
+    query = select(Photo).where(permit_visible(Photo.permit_id, user))
     if user.role != "supervisor":
         query = query.where(sa.or_(Photo.created_by == user.id, parents.attached()))
     if user.role == "applicant":

@@ -21,7 +21,7 @@ from .. import audit, clock
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, ValidationFailed, NotFound
 from ..extensions import db
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import existing_for_create
 from . import rules
@@ -36,7 +36,7 @@ _schema = InspectionRequestSchema()
 
 
 def visible_inspection_requests(user) -> Select:
-    return select(InspectionRequest).where(InspectionRequest.permit_id.in_(visible_permit_ids(user)))
+    return select(InspectionRequest).where(permit_visible(InspectionRequest.permit_id, user))
 
 
 def _status(records: list[InspectionRequest]) -> dict[str, rules.Obligation]:

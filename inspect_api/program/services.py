@@ -18,7 +18,7 @@ from sqlalchemy import Select, and_, or_, select
 from .. import clock
 from ..extensions import db
 from ..inspections.models import Finding, Inspection
-from ..permits.access import assigned_permit_ids, get_visible_permit, visible_permit_ids
+from ..permits.access import assigned_permit_ids, get_visible_permit, permit_visible
 from ..permits.models import Permit, PermitEvent
 from . import rules
 from .models import InspectionRequest, StormEvent
@@ -162,7 +162,7 @@ def listed_sites():
 
 
 def _site_query(user, args: dict[str, Any]) -> Select:
-    query = select(Permit).where(Permit.id.in_(visible_permit_ids(user)), listed_sites())
+    query = select(Permit).where(permit_visible(Permit.id, user), listed_sites())
     if args.get("assigned_to") == "me":
         query = query.where(Permit.id.in_(assigned_permit_ids(user)))
     if args.get("permit_id"):

@@ -24,7 +24,7 @@ from ..enforcement.models import Order
 from ..errors import Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
-from ..permits.access import get_visible_permit, visible_permit_ids
+from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..permits.services import create_permit
 from ..photos.rules import haversine_m
@@ -125,7 +125,7 @@ def nearby_permits(user, report: PublicReport) -> list[dict[str, Any]]:
         return []
     south, north, west, east = rules.box_around(report.lat, report.lon, rules.NEARBY_M)
     candidates = db.session.scalars(select(Permit).where(
-        Permit.id.in_(visible_permit_ids(user)), Permit.status.in_(program_rules.COMPLAINT_SITES),
+        permit_visible(Permit.id, user), Permit.status.in_(program_rules.COMPLAINT_SITES),
         Permit.site_lat.between(south, north), Permit.site_lon.between(west, east)))
     found = []
     for permit in candidates:

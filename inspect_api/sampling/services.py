@@ -15,7 +15,7 @@ from ..errors import NotFound, ValidationFailed
 from ..extensions import db
 from ..paging import page_query
 from ..inspections.models import Finding
-from ..permits.access import check_field_work, get_visible_permit, visible_permit_ids
+from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
 from ..schemas import GPS_FIX_COLUMNS, gps_fix_columns, gps_fix_of
@@ -38,7 +38,7 @@ _OWN_FIELDS = tuple(name for name in _dump_schema.fields if hasattr(Sample, name
 
 
 def visible_samples(user) -> Select:
-    return select(Sample).where(Sample.permit_id.in_(visible_permit_ids(user)))
+    return select(Sample).where(permit_visible(Sample.permit_id, user))
 
 
 def get_sample(user, record_id: str) -> Sample:

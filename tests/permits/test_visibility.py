@@ -41,3 +41,37 @@ def test_staff_see_all(client, factory):
         _, headers = factory.as_role(role)
         assert {p["id"] for p in client.get("/api/v1/permits", headers=headers).get_json()} == {a.id, b.id}
         assert client.get(f"/api/v1/permits/{a.id}", headers=headers).status_code == 200
+
+
+def test_permit_visible_scopes_every_record_as_the_ids_a_user_may_see(demo_town):
+    """permit_visible(column, user) selects, in every table that names a permit, exactly the rows whose
+    permit is among visible_permit_ids(user): staff by "names a permit" (the foreign key makes that the
+    same), everyone else by those ids. A record with no permit (a notice to staff) is in neither."""
+    import sqlalchemy as sa
+
+    from inspect_api.extensions import db
+    from inspect_api.notifications.models import Notification
+    from inspect_api.permits.access import permit_visible, visible_permit_ids
+    from inspect_api.permits.models import Permit
+
+    columns = [Permit.__table__.c.id] + [
+        table.c.permit_id for table in db.metadata.sorted_tables
+        if "permit_id" in table.c and any(fk.column is Permit.__table__.c.id for fk in table.c.permit_id.foreign_keys)]
+    assert len(columns) > 20 and Notification.__table__.c.permit_id in columns
+    users = [*demo_town.users.values(), *demo_town.other_applicants]
+    assert {u.role for u in users} == {"applicant", "inspector", "supervisor", "admin"}
+    seen_any = set()
+    for user in users:
+        for column in columns:
+            key = next(iter(column.table.primary_key.columns))
+            scoped = set(db.session.scalars(sa.select(key).where(permit_visible(column, user))))
+            by_ids = set(db.session.scalars(sa.select(key).where(column.in_(visible_permit_ids(user)))))
+            assert scoped == by_ids, (user.role, str(column))
+            if scoped:
+                seen_any.add((user.role, column.table.name))
+    # The comparison is not between empty sets: staff and an applicant see records of several kinds.
+    assert {role for role, _ in seen_any} == {"applicant", "inspector", "supervisor"}
+    assert len({table for role, table in seen_any if role == "applicant"}) >= 5
+    everyone = set(db.session.scalars(sa.select(Permit.id)))
+    supervisor = demo_town.users["supervisor"]
+    assert set(db.session.scalars(sa.select(Permit.id).where(permit_visible(Permit.id, supervisor)))) == everyone
