@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import os
 import pstats
 import statistics
 import sys
@@ -42,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 
-from benchmarks.throwaway import Throwaway  # noqa: E402
+from benchmarks.throwaway import Throwaway, database_options, on_each_database  # noqa: E402
 from inspect_api import create_app, import_models  # noqa: E402
 from inspect_api.config import TestConfig  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
@@ -254,18 +253,21 @@ def run(label: str, pg_url: str | None, args) -> None:
         report(results)
         if args.profile:
             profile(client, headers, args.profile)
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
+        release(app)
     finally:
         target.drop()
 
 
+def release(app) -> None:
+    """The app's connections closed, so its throwaway database can be dropped."""
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pg", "--database-url", dest="pg", default=os.environ.get("TEST_DATABASE_URL"),
-                        help="PostgreSQL server URL (a throwaway database is made on it)")
-    parser.add_argument("--no-sqlite", action="store_true")
+    database_options(parser)
     parser.add_argument("--rounds", type=int, default=15, help="requests per figure (the median is printed)")
     parser.add_argument("--grow", type=int, default=31, help="rounds of the demo town added for the 100-item pages")
     parser.add_argument("--gc", choices=("server", "default"), default="server",
@@ -273,11 +275,7 @@ def main() -> None:
                              "threshold GC_YOUNG_THRESHOLD), or CPython's defaults")
     parser.add_argument("--profile", metavar="URL", help="print a profile of 20 requests of URL (at the 100-item "
                                                         "town) at the end (cProfile)")
-    args = parser.parse_args()
-    if not args.no_sqlite:
-        run("SQLite", None, args)
-    if args.pg:
-        run("PostgreSQL", args.pg, args)
+    on_each_database(parser.parse_args(), run)
 
 
 if __name__ == "__main__":

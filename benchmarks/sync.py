@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sqlalchemy as sa  # noqa: E402
 
-from benchmarks.throwaway import Throwaway  # noqa: E402
+from benchmarks.throwaway import Throwaway, database_options, on_each_database  # noqa: E402
 from inspect_api import create_app, import_models  # noqa: E402
 from inspect_api.config import TestConfig  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
@@ -422,20 +422,14 @@ def second_permit(supervisor_id: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pg", default=os.environ.get("TEST_DATABASE_URL"),
-                        help="PostgreSQL server URL (a throwaway database is made on it)")
-    parser.add_argument("--no-sqlite", action="store_true")
+    database_options(parser)
     parser.add_argument("--mutations", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5, help="push and pull rounds (the median is reported)")
     parser.add_argument("--records", type=int, default=20_000, help="records for the pull (0: skip)")
     parser.add_argument("--big", type=int, default=1_000_000, help="change rows for the index check (0: skip)")
     parser.add_argument("--profile", action="store_true", help="print a profile of the pull path")
-    args = parser.parse_args()
-    if not args.no_sqlite:
-        run("SQLite", None, args)
-    if args.pg:
-        run("PostgreSQL", args.pg, args)
+    on_each_database(parser.parse_args(), run)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 server (created here, dropped by `drop`, even while connections remain)."""
 from __future__ import annotations
 
+import argparse
+import os
 import tempfile
 import uuid
+from typing import Any, Callable
 
 import sqlalchemy as sa
 
@@ -43,3 +46,18 @@ class Throwaway:
             self.admin.dispose()
         else:
             self.folder.cleanup()
+
+
+def database_options(parser: argparse.ArgumentParser) -> None:
+    """`--pg` (default: TEST_DATABASE_URL) and `--no-sqlite`, for a benchmark run on either database."""
+    parser.add_argument("--pg", "--database-url", dest="pg", default=os.environ.get("TEST_DATABASE_URL"),
+                        help="PostgreSQL server URL (a throwaway database is made on it)")
+    parser.add_argument("--no-sqlite", action="store_true")
+
+
+def on_each_database(args: argparse.Namespace, run: Callable[[str, str | None, Any], None]) -> None:
+    """`run(label, pg_url, args)` on SQLite unless --no-sqlite, then on PostgreSQL if --pg names a server."""
+    if not args.no_sqlite:
+        run("SQLite", None, args)
+    if args.pg:
+        run("PostgreSQL", args.pg, args)

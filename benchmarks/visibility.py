@@ -16,11 +16,8 @@ them before it cut the page, so its cost grew with every permit the Town ever ha
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import statistics
 import sys
-import time
 import uuid
 from datetime import date, timedelta
 from pathlib import Path
@@ -30,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sqlalchemy as sa  # noqa: E402
 
-from benchmarks.reads import build_app  # noqa: E402
-from benchmarks.throwaway import Throwaway  # noqa: E402
+from benchmarks.reads import build_app, medians_of, release  # noqa: E402
+from benchmarks.throwaway import Throwaway, database_options, on_each_database  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
 
 BATCH = 5000
@@ -55,17 +52,6 @@ def seed(permits: int, findings: int) -> None:
             "observed_on": day + timedelta(days=n % 300), "due_on": day + timedelta(days=n % 300 + 7)}
             for n in range(start, min(findings, start + BATCH))])
     db.session.commit()
-
-
-def median_pair(first, second, rounds: int) -> tuple[float, float]:
-    first(), second()  # warm
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(rounds):
-        for fn, kept in ((first, times[0]), (second, times[1])):
-            started = time.perf_counter()
-            fn()
-            kept.append(time.perf_counter() - started)
-    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def run(label: str, pg_url: str | None, args) -> None:
@@ -97,28 +83,21 @@ def run(label: str, pg_url: str | None, args) -> None:
 
             (new_page, new_total), (old_page, old_total) = scoped(), walking()
             assert [f.id for f in new_page] == [f.id for f in old_page] and new_total == old_total == args.findings
-            new_s, old_s = median_pair(scoped, walking, args.rounds)
+            new_s, old_s = medians_of(scoped, walking, args.rounds)
             print(f"first page of 100: has a permit {new_s * 1000:8.2f} ms   IN every permit {old_s * 1000:8.2f} ms"
                   f"   {old_s / new_s:6.1f}x")
-            db.session.remove()
-            db.engine.dispose()
+        release(app)
     finally:
         target.drop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pg", "--database-url", dest="pg", default=os.environ.get("TEST_DATABASE_URL"),
-                        help="PostgreSQL server URL (a throwaway database is made on it)")
-    parser.add_argument("--no-sqlite", action="store_true")
+    database_options(parser)
     parser.add_argument("--permits", type=int, default=5000)
     parser.add_argument("--findings", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=9, help="pages per figure (the median is printed)")
-    args = parser.parse_args()
-    if not args.no_sqlite:
-        run("SQLite", None, args)
-    if args.pg:
-        run("PostgreSQL", args.pg, args)
+    on_each_database(parser.parse_args(), run)
 
 
 if __name__ == "__main__":
