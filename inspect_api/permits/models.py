@@ -242,7 +242,8 @@ class Party(RecordMixin, db.Model):
     mailing_address: Mapped[str | None] = mapped_column(sa.String(500), nullable=True)
     email: Mapped[str | None] = mapped_column(sa.String(254), nullable=True)
     phone: Mapped[str | None] = mapped_column(sa.String(40), nullable=True)
-    # The account of an applicant party, when the party is a user.
-    user_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True)
+    # The account of an applicant party, when the party is a user. Indexed: every request of an applicant
+    # asks which permits name them as a party (permits.access.visible_permit_ids).
+    user_id: Mapped[str | None] = mapped_column(IdColumn, sa.ForeignKey("users.id"), nullable=True, index=True)
 
     permit: Mapped[Permit] = relationship(back_populates="parties")

@@ -23,7 +23,7 @@ from ..errors import Conflict, Forbidden, ValidationFailed
 from ..extensions import db
 from ..inspections import rules as inspection_rules
 from ..inspections.models import Finding, Inspection
-from ..permits.access import is_assigned, visible_permit_ids
+from ..permits.access import is_assigned, permit_visible
 from ..permits.models import Assignment, Permit
 from . import parent_rules
 from .models import Photo, PhotoAnnotation
@@ -80,7 +80,8 @@ def check_attach(user, permit: Permit, parent_type: str | None, parent_id: str |
     if record is None:
         return  # not synced yet: allowed, and counted only once it arrives (see `attached`)
     if record.permit_id != permit.id:
-        if db.session.scalar(visible_permit_ids(user).where(Permit.id == record.permit_id)) is not None:
+        if db.session.scalar(select(Permit.id).where(Permit.id == record.permit_id,
+                                                     permit_visible(Permit.id, user))) is not None:
             raise ValidationFailed("The parent record belongs to another permit.",
                                    errors={"parent_id": ["Must be a record of this permit."]})
         return

@@ -75,3 +75,26 @@ def test_permit_visible_scopes_every_record_as_the_ids_a_user_may_see(demo_town)
     everyone = set(db.session.scalars(sa.select(Permit.id)))
     supervisor = demo_town.users["supervisor"]
     assert set(db.session.scalars(sa.select(Permit.id).where(permit_visible(Permit.id, supervisor)))) == everyone
+
+
+def test_an_applicant_sees_the_permits_they_applied_for_and_those_naming_them_as_a_party(client, factory):
+    """visible_permit_ids of an applicant, against the rule itself: their own applications, and the
+    permits where a party is their account; nobody else's, and no party without their account."""
+    import sqlalchemy as sa
+
+    from inspect_api.extensions import db
+    from inspect_api.permits.access import permit_visible, visible_permit_ids
+    from inspect_api.permits.models import Party, Permit
+
+    me, _ = factory.as_role("applicant")
+    other, _ = factory.as_role("applicant")
+    mine = factory.permit(applicant=me, status="draft")
+    named = factory.permit(applicant=other, status="draft")
+    neither = factory.permit(applicant=other, status="draft")
+    db.session.add_all([Party(permit_id=named.id, role="contractor", name="Me", user_id=me.id),
+                        Party(permit_id=neither.id, role="owner", name="Me on paper"),
+                        Party(permit_id=mine.id, role="contractor", name="Me again", user_id=me.id)])
+    db.session.commit()
+    assert set(db.session.scalars(visible_permit_ids(me))) == {mine.id, named.id}
+    assert set(db.session.scalars(sa.select(Permit.id).where(permit_visible(Permit.id, me)))) == {mine.id, named.id}
+    assert set(db.session.scalars(visible_permit_ids(other))) == {named.id, neither.id}
