@@ -36,16 +36,19 @@ import sqlalchemy as sa  # noqa: E402
 
 from benchmarks.reads import build_app, median_of, medians_of, release  # noqa: E402
 from benchmarks.throwaway import Throwaway, database_options, on_each_database  # noqa: E402
+from inspect_api.auth.models import User  # noqa: E402
 from inspect_api.extensions import db  # noqa: E402
+from inspect_api.inspections.finding_services import list_findings  # noqa: E402
+from inspect_api.inspections.models import FINDING_KINDS, SEVERITIES, Finding  # noqa: E402
+from inspect_api.paging import page_query  # noqa: E402
+from inspect_api.permits.access import visible_permit_ids  # noqa: E402
+from inspect_api.permits.models import Party, Permit  # noqa: E402
 
 BATCH = 5000
 
 
 def seed(permits: int, findings: int, applicants: int) -> str:
     """The rows, and the id of an applicant who applied for some permits and is a party to others."""
-    from inspect_api.auth.models import User
-    from inspect_api.inspections.models import FINDING_KINDS, SEVERITIES, Finding
-    from inspect_api.permits.models import Party, Permit
     rng = random.Random(7)
     users = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(applicants)]
     db.session.execute(sa.insert(User), [{"id": user_id, "email": f"applicant{n}@example.test", "name": f"A {n}",
@@ -73,11 +76,6 @@ def seed(permits: int, findings: int, applicants: int) -> str:
 
 
 def run(label: str, pg_url: str | None, args) -> None:
-    from inspect_api.inspections.finding_services import list_findings
-    from inspect_api.inspections.models import Finding
-    from inspect_api.paging import page_query
-    from inspect_api.permits.access import visible_permit_ids
-    from inspect_api.permits.models import Party
     target = Throwaway(pg_url, "visibility_bench")
     print(f"\n== {label}: {args.permits} permits, {args.permits * 4} parties, {args.findings} findings ==")
     try:

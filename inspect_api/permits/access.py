@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import ColumnElement, CompoundSelect, Select, event, select
 from sqlalchemy.orm import Session
 
+from ..auth.models import STAFF_ROLES
 from ..errors import Forbidden, NotFound
 from ..extensions import db
 from .models import Assignment, Party, Permit
@@ -31,7 +32,7 @@ def visible_permit_ids(user) -> Select | CompoundSelect:
     if user.role == "applicant":
         return sa.union(select(Permit.id).where(Permit.applicant_id == user.id),
                         select(Party.permit_id).where(Party.user_id == user.id))
-    if user.role in ("inspector", "supervisor"):
+    if user.role in STAFF_ROLES:
         return select(Permit.id)
     return select(Permit.id).where(sa.false())
 
@@ -46,7 +47,7 @@ def permit_visible(permit_id: ColumnElement, user) -> ColumnElement[bool]:
     made SQLite look each permit's records up and sort all of them before it cut a page: a staff
     list's cost grew with the Town's every permit (benchmarks/visibility.py). Anyone else is asked
     against the ids they may see (visible_permit_ids)."""
-    if user.role in ("inspector", "supervisor"):
+    if user.role in STAFF_ROLES:
         return permit_id.is_not(None)
     return permit_id.in_(visible_permit_ids(user))
 

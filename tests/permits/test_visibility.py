@@ -1,5 +1,11 @@
 """An applicant probing another applicant's permit gets 404 everywhere; admins see no permit content."""
 import pytest
+import sqlalchemy as sa
+
+from inspect_api.extensions import db
+from inspect_api.notifications.models import Notification
+from inspect_api.permits.access import permit_visible, visible_permit_ids
+from inspect_api.permits.models import Party, Permit
 
 from .conftest import assert_error
 
@@ -47,13 +53,6 @@ def test_permit_visible_scopes_every_record_as_the_ids_a_user_may_see(demo_town)
     """permit_visible(column, user) selects, in every table that names a permit, exactly the rows whose
     permit is among visible_permit_ids(user): staff by "names a permit" (the foreign key makes that the
     same), everyone else by those ids. A record with no permit (a notice to staff) is in neither."""
-    import sqlalchemy as sa
-
-    from inspect_api.extensions import db
-    from inspect_api.notifications.models import Notification
-    from inspect_api.permits.access import permit_visible, visible_permit_ids
-    from inspect_api.permits.models import Permit
-
     columns = [Permit.__table__.c.id] + [
         table.c.permit_id for table in db.metadata.sorted_tables
         if "permit_id" in table.c and any(fk.column is Permit.__table__.c.id for fk in table.c.permit_id.foreign_keys)]
@@ -80,12 +79,6 @@ def test_permit_visible_scopes_every_record_as_the_ids_a_user_may_see(demo_town)
 def test_an_applicant_sees_the_permits_they_applied_for_and_those_naming_them_as_a_party(client, factory):
     """visible_permit_ids of an applicant, against the rule itself: their own applications, and the
     permits where a party is their account; nobody else's, and no party without their account."""
-    import sqlalchemy as sa
-
-    from inspect_api.extensions import db
-    from inspect_api.permits.access import permit_visible, visible_permit_ids
-    from inspect_api.permits.models import Party, Permit
-
     me, _ = factory.as_role("applicant")
     other, _ = factory.as_role("applicant")
     mine = factory.permit(applicant=me, status="draft")
