@@ -48,7 +48,8 @@ BATCH = 5000
 
 
 def seed(permits: int, findings: int, applicants: int) -> str:
-    """The rows, and the id of an applicant who applied for some permits and is a party to others."""
+    """The rows, and the id of an applicant who applied for the first permit and is a party to the second
+    (each with a finding), whatever the sizes."""
     rng = random.Random(7)
     users = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(applicants)]
     db.session.execute(sa.insert(User), [{"id": user_id, "email": f"applicant{n}@example.test", "name": f"A {n}",
@@ -58,16 +59,18 @@ def seed(permits: int, findings: int, applicants: int) -> str:
         db.session.execute(sa.insert(Permit), [{
             "id": permit_id, "site_address": f"{n} Main St", "site_lat": 41.63, "site_lon": -70.9,
             "owner_name": "Owner", "disturbed_area_sqft": 12_000.0, "proposed_use": "house",
-            "review_level": "administrative_review", "status": "active", "applicant_id": rng.choice(users)}
+            "review_level": "administrative_review", "status": "active",
+            "applicant_id": users[0] if n == 0 else rng.choice(users)}
             for n, permit_id in enumerate(ids[start:start + BATCH], start)])
         db.session.execute(sa.insert(Party), [{
             "id": str(uuid.UUID(int=rng.getrandbits(128))), "permit_id": permit_id, "role": role, "name": role,
-            "user_id": rng.choice(users) if role in ("applicant", "contractor") else None}
+            "user_id": (users[0] if permit_id == ids[1] else rng.choice(users)) if role in ("applicant", "contractor")
+            else None}
             for permit_id in ids[start:start + BATCH] for role in ("owner", "violator", "applicant", "contractor")])
     day = date(2026, 1, 1)
     for start in range(0, findings, BATCH):
         db.session.execute(sa.insert(Finding), [{
-            "id": str(uuid.UUID(int=rng.getrandbits(128))), "permit_id": rng.choice(ids),
+            "id": str(uuid.UUID(int=rng.getrandbits(128))), "permit_id": ids[n] if n < 2 else rng.choice(ids),
             "kind": rng.choice(FINDING_KINDS), "severity": rng.choice(SEVERITIES), "description": "Silt fence down",
             "observed_on": day + timedelta(days=n % 300), "due_on": day + timedelta(days=n % 300 + 7)}
             for n in range(start, min(findings, start + BATCH))])
