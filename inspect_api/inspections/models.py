@@ -4,7 +4,7 @@ from datetime import date, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, query_expression, relationship
 
 from .. import clock
 from ..db import IdColumn, RecordMixin, UTCDateTime
@@ -70,8 +70,11 @@ class Inspection(RecordMixin, db.Model):
 
     findings: Mapped[list["Finding"]] = relationship(
         primaryjoin="and_(Finding.inspection_id == Inspection.id, Finding.deleted_at.is_(None))",
-        foreign_keys="Finding.inspection_id", viewonly=True, order_by="Finding.created_at")
+        foreign_keys="Finding.inspection_id", viewonly=True, order_by="[Finding.created_at, Finding.id]")
     permit: Mapped["Permit"] = relationship(viewonly=True)
+    # The permit's cease-and-desist flag, read in a list's own statement (with_expression of
+    # PERMIT_UNDER_ORDER) so a page needs no permits loaded; None where a query did not ask for it.
+    permit_under_order: Mapped[bool | None] = query_expression()
 
     __table_args__ = (
         sa.CheckConstraint(sa.column("kind").in_(INSPECTION_KINDS), name="kind"),
@@ -93,11 +96,19 @@ class Inspection(RecordMixin, db.Model):
     @property
     def warnings(self) -> list[str]:
         """What a device should show before work goes on (not stored: always the permit's current state)."""
-        permit = self.permit
-        if permit is not None and permit.cease_and_desist:
+        under_order = self.permit_under_order
+        if under_order is None:
+            permit = self.permit
+            under_order = permit is not None and permit.cease_and_desist
+        if under_order:
             return ["A cease-and-desist order is open on this permit: no land-disturbing activity may continue "
                     "(R-O1(a))."]
         return []
+
+
+# What Inspection.permit_under_order reads, asked in the inspection's own row.
+PERMIT_UNDER_ORDER = (sa.select(Permit.cease_and_desist).where(Permit.id == Inspection.permit_id)
+                      .correlate(Inspection).scalar_subquery())
 
 
 class Finding(RecordMixin, db.Model):

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import Select, bindparam, select
+from sqlalchemy.orm import with_expression
+from sqlalchemy.orm.attributes import set_committed_value
 
 from .. import clock
 from .. import audit
@@ -26,7 +27,7 @@ from ..schemas import gps_fix_columns
 from . import rules
 from .finding_services import (create_finding, dump_finding, get_finding, list_findings,  # noqa: F401
                                update_finding, visible_findings)
-from .models import Finding, Inspection
+from .models import PERMIT_UNDER_ORDER, Finding, Inspection
 from .schemas import dump_inspection
 from .workflow import draft_findings, ensure_editable, review_inspection, submit_inspection  # noqa: F401
 
@@ -45,13 +46,36 @@ def visible_inspections(user) -> Select:
 
 def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]:
     """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
-    query = visible_inspections(user).options(selectinload(Inspection.findings),
-                                              selectinload(Inspection.permit).load_only(Permit.cease_and_desist))
+    query = visible_inspections(user).options(with_expression(Inspection.permit_under_order, PERMIT_UNDER_ORDER))
     for column, key in ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind")):
         if args.get(key):
             query = query.where(column == str(args[key]))
     order = (Inspection.submitted_at,) if args.get("status") == "submitted" else (Inspection.started_at.desc(),)
-    return page_query(query.order_by(*order, Inspection.id), args)
+    records, total = page_query(query.order_by(*order, Inspection.id), args)
+    _load_findings(records)
+    return records, total
+
+
+# The findings of a page of inspections, as Inspection.findings holds them (not deleted, oldest first),
+# by one statement built once. The relationship's own loader (selectinload) cannot leave the
+# inspections out of its statement (its join has a condition of its own), and read each finding with
+# its inspection: twice the time of this statement for a page of 100 on SQLite.
+_FINDINGS_OF_INSPECTIONS = (select(Finding)
+                            .where(Finding.inspection_id.in_(bindparam("inspection_ids", expanding=True)),
+                                   Finding.deleted_at.is_(None))
+                            .order_by(Finding.created_at, Finding.id))
+
+
+def _load_findings(records: list[Inspection]) -> None:
+    """Each inspection's findings, loaded for the whole page at once and set as loaded (the list
+    shows them; no statement per inspection)."""
+    found: dict[str, list[Finding]] = {record.id: [] for record in records}
+    ids = sorted(found)
+    for start in range(0, len(ids), 500):
+        for finding in db.session.scalars(_FINDINGS_OF_INSPECTIONS, {"inspection_ids": ids[start:start + 500]}):
+            found[finding.inspection_id].append(finding)
+    for record in records:
+        set_committed_value(record, "findings", found[record.id])
 
 
 def get_inspection(user, record_id: str) -> Inspection:

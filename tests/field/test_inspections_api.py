@@ -201,8 +201,8 @@ def test_cease_and_desist_warning(site, app, client):
     assert r.status_code == 201
     warning = "A cease-and-desist order is open on this permit: no land-disturbing activity may continue (R-O1(a))."
     assert r.get_json()["warnings"] == [warning]
-    # The list reads the permit's order too (it loads only that column of each permit), and drops the
-    # warning once the order is lifted.
+    # The list reads the permit's order too (in the inspections' own statement: no permit is loaded),
+    # and drops the warning once the order is lifted.
     listed = client.get(f"{API}/inspections?permit_id={site.permit.id}", headers=site.inspector_h)
     assert listed.status_code == 200
     assert [(i["id"], i["warnings"]) for i in listed.get_json()] == [(r.get_json()["id"], [warning])]
@@ -210,6 +210,34 @@ def test_cease_and_desist_warning(site, app, client):
     db.session.commit()
     listed = client.get(f"{API}/inspections?permit_id={site.permit.id}", headers=site.inspector_h)
     assert [(i["id"], i["warnings"]) for i in listed.get_json()] == [(r.get_json()["id"], [])]
+
+
+def test_the_list_gives_each_inspection_its_findings_as_its_own_answer_does(site, app, client):
+    """A page's findings come by one statement for the whole page: each inspection shows the findings
+    it raised and still stands by (not one set aside when its answer changed), oldest first, exactly as
+    its own answer shows them, and none of another inspection's."""
+    from inspect_api.extensions import db
+    from inspect_api.inspections.models import Finding
+    deficient = {"check_dams": {}, "inlet_protection": {}, "dust_control": {}}
+    first = site.inspection(site.entry_id(), status="submitted",
+                            checklist={"template": "esc", "items": answers(deficient)})
+    second = site.inspection(site.entry_id(), status="submitted",
+                             checklist={"template": "esc", "items": answers({"plans_posted": {}})})
+    third = site.inspection(site.entry_id())
+    assert [r.status_code for r in (first, second, third)] == [201, 201, 201]
+    set_aside = first.get_json()["findings"][1]["id"]
+    db.session.get(Finding, set_aside).deleted_at = T0
+    db.session.commit()
+    listed = client.get(f"{API}/inspections?permit_id={site.permit.id}", headers=site.inspector_h)
+    assert listed.status_code == 200
+    by_id = {item["id"]: item for item in listed.get_json()}
+    assert len(by_id) == 3
+    for made, count in ((first, 2), (second, 1), (third, 0)):
+        own = client.get(f"{API}/inspections/{made.get_json()['id']}", headers=site.inspector_h).get_json()
+        standing = [f["id"] for f in made.get_json()["findings"] if f["id"] != set_aside]
+        assert [f["id"] for f in own["findings"]] == standing and len(standing) == count
+        assert by_id[own["id"]]["findings"] == own["findings"]
+    assert set_aside not in {f["id"] for item in by_id.values() for f in item["findings"]}
 
 
 def test_patch_partial_and_versions(site):
