@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy.orm import RelationshipDirection, RelationshipProperty
+from sqlalchemy.orm.attributes import InstrumentedAttribute, set_committed_value
+from sqlalchemy.sql.visitors import replacement_traverse
 
 from .extensions import db
 
@@ -35,6 +38,54 @@ def page_query(query: Select, args: dict[str, Any]) -> tuple[list, int]:
     total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
     rows = list(db.session.scalars(query.limit(args["limit"]).offset(args["offset"])).unique())
     return rows, total
+
+
+# A page's collections are read this many parents at a time (a bound parameter each).
+CHUNK = 500
+_COLLECTION_STATEMENTS: dict[RelationshipProperty, tuple[Select, str]] = {}
+
+
+def _collection_statement(prop: RelationshipProperty) -> tuple[Select, str]:
+    """The statement that reads a one-to-many relationship for many parents at once: the
+    relationship's own condition, its parent's key an expanding parameter, in its own order; and the
+    attribute of a child that names its parent. Built once per relationship."""
+    known = _COLLECTION_STATEMENTS.get(prop)
+    if known is not None:
+        return known
+    pairs = prop.local_remote_pairs or []
+    if prop.direction is not RelationshipDirection.ONETOMANY or prop.secondary is not None or len(pairs) != 1:
+        raise TypeError(f"{prop} is not a one-to-many relationship on one key")
+    local, remote = pairs[0]
+    target = prop.mapper
+    # The parent's column becomes the child's own: the join condition then holds for every child
+    # of the parents named (their key is in the list), and any condition of its own still applies.
+    condition = replacement_traverse(prop.primaryjoin, {}, lambda element: remote if element is local else None)
+    statement = (select(target).where(remote.in_(bindparam("parent_keys", expanding=True)), condition)
+                 .order_by(*(prop.order_by or ())))
+    known = (statement, target.get_property_by_column(remote).key)
+    _COLLECTION_STATEMENTS[prop] = known
+    return known
+
+
+def load_collections(records: Sequence, *collections: InstrumentedAttribute) -> None:
+    """Each record's `collections` (one-to-many relationships of their class), read for the whole
+    page by one statement each and set as loaded, in each relationship's own order: what selectinload
+    gives, at about half its cost on SQLite (selectinload reads each child through a loader of its own
+    and builds its statement and cache key each time; README "Lists against their floor")."""
+    if not records:
+        return
+    for collection in collections:
+        prop = collection.property
+        statement, parent_of = _collection_statement(prop)
+        local = prop.local_remote_pairs[0][0]
+        key_of = prop.parent.get_property_by_column(local).key
+        found: dict[Any, list] = {getattr(record, key_of): [] for record in records}
+        keys = sorted(found)
+        for start in range(0, len(keys), CHUNK):
+            for child in db.session.scalars(statement, {"parent_keys": keys[start:start + CHUNK]}):
+                found[getattr(child, parent_of)].append(child)
+        for record in records:
+            set_committed_value(record, prop.key, found[getattr(record, key_of)])
 
 
 def page_list(items: Sequence, args: dict[str, Any]) -> tuple[list, int]:

@@ -5,12 +5,17 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
+from inspect_api import paging
 from inspect_api.extensions import db
 from inspect_api.inspections.findings import create_finding
+from inspect_api.inspections.models import Finding, Inspection
 from inspect_api.paging import MAX_LIMIT
+from inspect_api.permits.models import Permit
+from inspect_api.permits.services import SHOWN_PARTS
 from inspect_api.photos.models import Photo
+from tests.sql_count import counting
 
 API = "/api/v1"
 # path (with any filter the list requires), and the role that may list it
@@ -118,3 +123,51 @@ def test_a_filter_on_a_computed_value_applies_before_the_page(client, factory):
     assert len(held.get_json()) == 2 and held.headers["X-Total-Count"] == "3"
     none = client.get(f"{API}/bonds?status=released&limit=2", headers=sup_h)
     assert none.get_json() == [] and none.headers["X-Total-Count"] == "0"
+
+
+def _children(records, prop_key: str, order_keys) -> list:
+    """Each record's collection as (its ordering values in turn, the set of its ids): ties in a
+    relationship's order may come in either order, from any loader."""
+    out = []
+    for record in records:
+        children = getattr(record, prop_key)
+        out.append(([tuple(getattr(child, key) for key in order_keys) for child in children],
+                    {child.id for child in children}))
+    return out
+
+
+@pytest.mark.parametrize("chunk", [paging.CHUNK, 2])  # the page in one chunk, and in several
+def test_a_page_of_collections_is_what_each_relationship_loads_itself(demo_town, monkeypatch, chunk):
+    """paging.load_collections, as the permits and inspections lists use it: each record gets what its
+    relationship loads for it alone (its own condition included: an inspection's findings set aside
+    are left out), in the relationship's order, read a chunk of parents at a time."""
+    monkeypatch.setattr(paging, "CHUNK", chunk)
+    finding = db.session.scalars(select(Finding).where(Finding.inspection_id.is_not(None),
+                                                       Finding.deleted_at.is_(None))).first()
+    finding.deleted_at = finding.created_at
+    db.session.commit()
+    cases = [(Permit, SHOWN_PARTS), (Inspection, (Inspection.findings,))]
+    for model, collections in cases:
+        records = db.session.scalars(select(model).order_by(model.id)).all()
+        assert chunk == paging.CHUNK or len(records) > chunk
+        for collection in collections:
+            prop = collection.property
+            order_keys = [column.key for column in prop.order_by or ()]
+            for record in records:
+                db.session.expire(record, [prop.key])
+            own = _children(records, prop.key, order_keys)  # each record's lazy load
+            for record in records:
+                db.session.expire(record, [prop.key])
+            with counting() as statements:
+                paging.load_collections(records, collection)
+                loaded = _children(records, prop.key, order_keys)
+            assert loaded == own, collection
+            assert len(statements) == -(-len(records) // chunk)  # one per chunk, none per record
+            assert any(children for _, children in loaded), collection
+    assert finding.id not in {f.id for inspection in db.session.scalars(select(Inspection)) for f in inspection.findings}
+
+
+def test_only_a_one_to_many_relationship_is_loaded_as_a_collection(app):
+    with pytest.raises(TypeError, match="not a one-to-many"):
+        paging.load_collections([object()], Inspection.permit)
+    assert paging.load_collections([], Inspection.permit) is None  # nothing to load: no statement

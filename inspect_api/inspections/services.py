@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import with_expression
-from sqlalchemy.orm.attributes import set_committed_value
 
 from .. import clock
 from .. import audit
@@ -19,7 +18,7 @@ from ..checklists.services import find_template
 from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
+from ..paging import load_collections, page_query
 from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
@@ -52,30 +51,8 @@ def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]
             query = query.where(column == str(args[key]))
     order = (Inspection.submitted_at,) if args.get("status") == "submitted" else (Inspection.started_at.desc(),)
     records, total = page_query(query.order_by(*order, Inspection.id), args)
-    _load_findings(records)
+    load_collections(records, Inspection.findings)
     return records, total
-
-
-# The findings of a page of inspections, as Inspection.findings holds them (not deleted, oldest first),
-# by one statement built once. The relationship's own loader (selectinload) cannot leave the
-# inspections out of its statement (its join has a condition of its own), and read each finding with
-# its inspection: twice the time of this statement for a page of 100 on SQLite.
-_FINDINGS_OF_INSPECTIONS = (select(Finding)
-                            .where(Finding.inspection_id.in_(bindparam("inspection_ids", expanding=True)),
-                                   Finding.deleted_at.is_(None))
-                            .order_by(Finding.created_at, Finding.id))
-
-
-def _load_findings(records: list[Inspection]) -> None:
-    """Each inspection's findings, loaded for the whole page at once and set as loaded (the list
-    shows them; no statement per inspection)."""
-    found: dict[str, list[Finding]] = {record.id: [] for record in records}
-    ids = sorted(found)
-    for start in range(0, len(ids), 500):
-        for finding in db.session.scalars(_FINDINGS_OF_INSPECTIONS, {"inspection_ids": ids[start:start + 500]}):
-            found[finding.inspection_id].append(finding)
-    for record in records:
-        set_committed_value(record, "findings", found[record.id])
 
 
 def get_inspection(user, record_id: str) -> Inspection:

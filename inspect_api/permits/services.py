@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import Select, func, or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import func, or_, select
 
 from .. import clock
 from .. import audit
@@ -24,7 +23,7 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
+from ..paging import load_collections, page_query
 from ..numbering import next_number
 from ..records import bump, check_version, existing_for_create
 from . import cases, rules
@@ -47,10 +46,9 @@ SUPERVISOR_EDITABLE = ("draft", "submitted", "under_review")
 
 
 # ---- reading ------------------------------------------------------------------------------------
-def _eager(query: Select) -> Select:
-    return query.options(selectinload(Permit.conditions), selectinload(Permit.phases),
-                         selectinload(Permit.documents), selectinload(Permit.exemptions),
-                         selectinload(Permit.assignments), selectinload(Permit.parties))
+# What a permit's answer shows of its parts, loaded for a whole page at once.
+SHOWN_PARTS = (Permit.conditions, Permit.phases, Permit.documents, Permit.exemptions, Permit.assignments,
+               Permit.parties)
 
 
 def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permit:
@@ -74,7 +72,9 @@ def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
         like = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         query = query.where(or_(*(func.lower(col).like(like, escape="\\") for col in (
             Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
-    return page_query(_eager(query.order_by(Permit.created_at.desc(), Permit.id)), args)
+    records, total = page_query(query.order_by(Permit.created_at.desc(), Permit.id), args)
+    load_collections(records, *SHOWN_PARTS)
+    return records, total
 
 
 # ---- create and edit ----------------------------------------------------------------------------
