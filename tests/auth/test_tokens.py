@@ -104,7 +104,9 @@ def test_a_token_is_verified_once_and_its_expiry_asked_on_every_use(client, toke
     not asked), and is refused as expired once its `exp` has passed, though it was remembered."""
     raw, user = token
     claims = decode_token(raw)
-    short = create_access_token(identity=user.id, expires_delta=timedelta(seconds=1),
+    # exp is a whole second (the instant is cut down to one), so the token lives more than 2 s: time
+    # for two requests on a slow machine, and not long to wait for.
+    short = create_access_token(identity=user.id, expires_delta=timedelta(seconds=3),
                                 additional_claims={"sid": claims["sid"], "role": user.role})
     decoded = []
     real_decode = pyjwt.decode
