@@ -141,6 +141,7 @@ def test_a_page_of_collections_is_what_each_relationship_loads_itself(demo_town,
     """paging.load_collections, as the permits and inspections lists use it: each record gets what its
     relationship loads for it alone (its own condition included: an inspection's findings set aside
     are left out), in the relationship's order, read a chunk of parents at a time."""
+    several = chunk < paging.CHUNK
     monkeypatch.setattr(paging, "CHUNK", chunk)
     finding = db.session.scalars(select(Finding).where(Finding.inspection_id.is_not(None),
                                                        Finding.deleted_at.is_(None))).first()
@@ -149,7 +150,7 @@ def test_a_page_of_collections_is_what_each_relationship_loads_itself(demo_town,
     cases = [(Permit, SHOWN_PARTS), (Inspection, (Inspection.findings,))]
     for model, collections in cases:
         records = db.session.scalars(select(model).order_by(model.id)).all()
-        assert chunk == paging.CHUNK or len(records) > chunk
+        assert len(records) > chunk if several else len(records) <= chunk
         for collection in collections:
             prop = collection.property
             order_keys = [column.key for column in prop.order_by or ()]
