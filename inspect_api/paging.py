@@ -42,13 +42,14 @@ def page_query(query: Select, args: dict[str, Any]) -> tuple[list, int]:
 
 # A page's collections are read this many parents at a time (a bound parameter each).
 CHUNK = 500
-_COLLECTION_STATEMENTS: dict[RelationshipProperty, tuple[Select, str]] = {}
+_COLLECTION_STATEMENTS: dict[RelationshipProperty, tuple[Select, str, str]] = {}
 
 
-def _collection_statement(prop: RelationshipProperty) -> tuple[Select, str]:
+def _collection_statement(prop: RelationshipProperty) -> tuple[Select, str, str]:
     """The statement that reads a one-to-many relationship for many parents at once: the
-    relationship's own condition, its parent's key an expanding parameter, in its own order; and the
-    attribute of a child that names its parent. Built once per relationship."""
+    relationship's own condition, its parent's key an expanding parameter, in its own order; with
+    the attribute of a parent that holds that key and the attribute of a child that names it. Built
+    once per relationship."""
     known = _COLLECTION_STATEMENTS.get(prop)
     if known is not None:
         return known
@@ -62,7 +63,7 @@ def _collection_statement(prop: RelationshipProperty) -> tuple[Select, str]:
     condition = replacement_traverse(prop.primaryjoin, {}, lambda element: remote if element is local else None)
     statement = (select(target).where(remote.in_(bindparam("parent_keys", expanding=True)), condition)
                  .order_by(*(prop.order_by or ())))
-    known = (statement, target.get_property_by_column(remote).key)
+    known = (statement, prop.parent.get_property_by_column(local).key, target.get_property_by_column(remote).key)
     _COLLECTION_STATEMENTS[prop] = known
     return known
 
@@ -76,9 +77,7 @@ def load_collections(records: Sequence, *collections: InstrumentedAttribute) -> 
         return
     for collection in collections:
         prop = collection.property
-        statement, parent_of = _collection_statement(prop)
-        local = prop.local_remote_pairs[0][0]
-        key_of = prop.parent.get_property_by_column(local).key
+        statement, key_of, parent_of = _collection_statement(prop)
         found: dict[Any, list] = {getattr(record, key_of): [] for record in records}
         keys = sorted(found)
         for start in range(0, len(keys), CHUNK):
