@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 from typing import Any, Iterable
 
 from .units import MASS_CONCENTRATION, PARAMETERS, convert, known_parameter, plain
@@ -146,10 +145,11 @@ def iso_duration(delta: timedelta) -> str:
     return sign + text
 
 
-@lru_cache(maxsize=64)
-def _limit_text(limit: timedelta) -> str:
-    """A holding-time limit (one of a few per parameter) as ISO 8601, worked out once."""
-    return iso_duration(limit)
+# Each parameter with a holding time, by the names it is stored under: its name, its limit and the
+# limit as ISO 8601 text and as seconds, worked out once (a page of samples reports a few hundred).
+_HOLDS = {key: (param.name, param.holding_time, iso_duration(param.holding_time),
+                int(param.holding_time.total_seconds()))
+          for key, param in PARAMETERS.items() if param.holding_time is not None}
 
 
 def duration_words(seconds: int) -> str:
@@ -189,20 +189,23 @@ def holding_times(parameters: list[dict[str, Any]], sampled_at: datetime, analyz
     Lab samples not analysed yet are measured to `now` (the clock is running); a field reading
     without `analyzed_at` cannot be judged and reports elapsed and ok as null. Exactly at the
     limit is still within it (holding_status)."""
+    end = analyzed_at or (now if analysis == "lab" else None)
+    elapsed = None if end is None else end - sampled_at  # the same for each of the sample's parameters
+    elapsed_text = elapsed_seconds = None
+    if elapsed is not None:
+        elapsed_text, elapsed_seconds = iso_duration(elapsed), int(elapsed.total_seconds())
+    analyzed = analyzed_at is not None
     report = []
     for item in parameters:
-        param = PARAMETERS.get(item["name"])
-        if param is None or param.holding_time is None:
+        hold = _HOLDS.get(item["name"])
+        if hold is None:
             continue
-        limit = param.holding_time
-        end = analyzed_at or (now if analysis == "lab" else None)
-        elapsed = None if end is None else end - sampled_at
-        status = holding_status(limit, elapsed, analyzed_at is not None)
+        name, limit, limit_text, limit_seconds = hold
+        status = holding_status(limit, elapsed, analyzed)
         report.append({
-            "parameter": param.name, "limit": _limit_text(limit), "limit_seconds": int(limit.total_seconds()),
-            "elapsed": None if elapsed is None else iso_duration(elapsed),
-            "elapsed_seconds": None if elapsed is None else int(elapsed.total_seconds()),
-            "analyzed": analyzed_at is not None, "deadline": sampled_at + limit,
+            "parameter": name, "limit": limit_text, "limit_seconds": limit_seconds,
+            "elapsed": elapsed_text, "elapsed_seconds": elapsed_seconds,
+            "analyzed": analyzed, "deadline": sampled_at + limit,
             "ok": None if elapsed is None else status != EXCEEDED, "status": status,
             "exceeded_by_seconds": int((elapsed - limit).total_seconds()) if status == EXCEEDED else None,
         })
