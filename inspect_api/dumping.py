@@ -14,10 +14,10 @@ Each schema writes its dumping out as a Python function with a few lines per fie
 for each type of object it dumps, so a record costs no loop over its fields and no call per plain
 value: where a field formats as marshmallow's own text, number, boolean, ISO date and time, mapping
 (without key or value fields), nested schema (of this base, without dump hooks) and list fields do,
-the function formats the value inline exactly as that field's `_serialize` would; any other field is
-asked to format it itself. A value that is absent goes marshmallow's way for that field alone (its
-dump_default, or no key). The function's text is made from the schema's own field declarations and
-the type's own class attributes only, never from data.
+the function formats the value inline exactly as that field's `_serialize` would (a raw field answers
+it as it is); any other field is asked to format it itself. A value that is absent gives no key, or,
+for a field with a dump_default, goes marshmallow's way for that field alone. The function's text is
+made from the schema's own field declarations and the type's own class attributes only, never from data.
 """
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ def _inline(field: fields.Field, value: str, name: str, ref: str, refs: dict[str
     """An expression giving what `field._serialize(value, name, obj)` gives for the value of the
     expression `value`, or None when the field has to be asked. The objects it names are added to
     `refs` under names starting with `ref`."""
+    if type(field) is fields.Raw:  # it formats nothing: the value is answered as it is
+        return value
     if _keeps(field, fields.String):
         refs["_text"] = utils.ensure_text_type
         return f"(None if {value} is None else {value} if {value}.__class__ is str else _text({value}))"
@@ -198,8 +200,11 @@ class Schema(marshmallow.Schema):
             else:
                 read, from_state = _attribute_read(kind, source, "_missing")
                 reads_state = reads_state or from_state
-            body += [f"    value = {read}", f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
-                     "    else:", *("    " + line for line in setting)]
+            if field.dump_default is missing:  # an absent value gives no key: nothing to ask
+                body += [f"    value = {read}", "    if value is not _missing:", *("    " + line for line in setting)]
+            else:
+                body += [f"    value = {read}", f"    if value is _missing: _absent({key!r}, {name!r}, {ref}, obj, out)",
+                         "    else:", *("    " + line for line in setting)]
         text = "\n".join(["def dump(obj):", "    out = {}", *(["    state = obj.__dict__"] if reads_state else []),
                           *body, "    return out"])
         code = _COMPILED.get(text)
