@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import event, insert, select
 
 from inspect_api import paging
+from inspect_api.bonds.models import Bond, BondRelease
 from inspect_api.extensions import db
 from inspect_api.inspections.findings import create_finding
 from inspect_api.inspections.models import Finding, Inspection
@@ -138,19 +139,26 @@ def _children(records, prop_key: str, order_keys) -> list:
 
 @pytest.mark.parametrize("chunk", [paging.CHUNK, 2])  # the page in one chunk, and in several
 def test_a_page_of_collections_is_what_each_relationship_loads_itself(demo_town, monkeypatch, chunk):
-    """paging.load_collections, as the permits and inspections lists use it: each record gets what its
-    relationship loads for it alone (its own condition included: an inspection's findings set aside
-    are left out), in the relationship's order, read a chunk of parents at a time."""
+    """paging.load_collections, as the permits, inspections and bonds lists use it (cost recoveries too:
+    tests/enforcement): each record gets what its relationship loads for it alone (its own condition
+    included: an inspection's findings set aside are left out), in the relationship's order, read a
+    chunk of parents at a time."""
     several = chunk < paging.CHUNK
     monkeypatch.setattr(paging, "CHUNK", chunk)
     finding = db.session.scalars(select(Finding).where(Finding.inspection_id.is_not(None),
                                                        Finding.deleted_at.is_(None))).first()
     finding.deleted_at = finding.created_at
+    bond = db.session.scalars(select(Bond).where(Bond.phases.any()).order_by(Bond.id)).first()
+    for day, share in enumerate(bond.phases[:2], start=1):  # the demo town releases none
+        db.session.add(BondRelease(bond_id=bond.id, phase_id=share.phase_id, kind="partial", amount=share.amount,
+                                   released_on=date(2026, 6, day), released_by=demo_town.users["supervisor"].id))
     db.session.commit()
     cases = [(Permit, SHOWN_PARTS), (Inspection, (Inspection.findings,))]
+    if not several:  # the demo town holds one bond: chunks are the same code for every relationship
+        cases.append((Bond, (Bond.phases, Bond.releases)))
     for model, collections in cases:
         records = db.session.scalars(select(model).order_by(model.id)).all()
-        assert len(records) > chunk if several else len(records) <= chunk
+        assert len(records) > chunk if several else len(records) <= chunk, model
         for collection in collections:
             prop = collection.property
             order_keys = [column.key for column in prop.order_by or ()]
@@ -164,8 +172,33 @@ def test_a_page_of_collections_is_what_each_relationship_loads_itself(demo_town,
                 loaded = _children(records, prop.key, order_keys)
             assert loaded == own, collection
             assert len(statements) == -(-len(records) // chunk)  # one per chunk, none per record
-            assert any(children for _, children in loaded), collection
+            assert any(children for _, children in loaded), (model, prop.key)
     assert finding.id not in {f.id for inspection in db.session.scalars(select(Inspection)) for f in inspection.findings}
+
+
+def test_a_collection_a_record_holds_is_kept_as_it_stands(demo_town):
+    """A record that holds a collection already (one just written, or loaded before in the session)
+    keeps it as selectinload leaves it; only the others are read, and when every record holds it,
+    nothing is."""
+    held, waiting = db.session.scalars(select(Permit).where(Permit.conditions.any()).order_by(Permit.id).limit(2)).all()
+    kept = held.conditions
+    assert kept and waiting.conditions
+    db.session.expire(waiting, ["conditions"])
+    asked: list = []
+
+    def keep(_conn, _cursor, _statement, parameters, *_args):
+        asked.append(parameters)
+    event.listen(db.engine, "before_cursor_execute", keep)
+    try:
+        paging.load_collections([held, waiting], Permit.conditions)
+        assert held.conditions is kept and "conditions" in waiting.__dict__
+        assert len(asked) == 1 and waiting.id in asked[0] and held.id not in asked[0]
+        paging.load_collections([held, waiting], Permit.conditions)
+        assert len(asked) == 1  # both hold it now: no statement
+    finally:
+        event.remove(db.engine, "before_cursor_execute", keep)
+    assert [c.id for c in waiting.conditions] == [c.id for c in db.session.scalars(
+        select(type(kept[0])).where(type(kept[0]).permit_id == waiting.id).order_by(*Permit.conditions.property.order_by))]
 
 
 def test_only_a_one_to_many_relationship_is_loaded_as_a_collection(app):

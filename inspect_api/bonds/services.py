@@ -11,8 +11,7 @@ from datetime import date, timezone
 from decimal import Decimal
 from typing import Any, Iterable
 
-from sqlalchemy import Select, inspect as sa_inspect, select
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import Select, select
 
 from .. import audit, signals
 from ..auth.permissions import current_device_id
@@ -20,7 +19,7 @@ from ..completion.certificates import certificate_for_permit, closeout_basis
 from ..completion.rules import closeout_kind
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_list, page_query
+from ..paging import CHUNK, load_collections, page_list, page_query
 from ..permits.access import get_visible_permit, permit_visible
 from ..clock import today as local_today
 from ..permits.models import Permit, PermitPhase
@@ -244,30 +243,16 @@ def _status(bond: Bond) -> str:
     return rules.bond_status(rules.money(bond.amount), rules.money(bond.released_amount))
 
 
-def _children(bonds: list[Bond], key: str, model: type, order) -> None:
-    """Fill `key` (phases or releases) of every bond not holding it yet, in one query for them all;
-    a collection already loaded (a bond just written) is kept as it stands."""
-    waiting = [b for b in bonds if key in sa_inspect(b).unloaded]
-    rows: dict[str, list] = {b.id: [] for b in waiting}
-    ids = sorted(rows)
-    for start in range(0, len(ids), 500):
-        for row in db.session.scalars(select(model).where(model.bond_id.in_(ids[start:start + 500])).order_by(order)):
-            rows[row.bond_id].append(row)
-    for bond in waiting:
-        set_committed_value(bond, key, rows[bond.id])
-
-
 def bond_views(bonds: Iterable[Bond]) -> list[dict[str, Any]]:
     """The views of `bonds`: their shares, releases and the permit phases the shares name are loaded
     for all of them at once (one query each), so a page costs what one bond costs."""
     bonds = list(bonds)
-    _children(bonds, "phases", BondPhase, BondPhase.position)
-    _children(bonds, "releases", BondRelease, BondRelease.created_at)
+    load_collections(bonds, Bond.phases, Bond.releases)
     ids = sorted({share.phase_id for bond in bonds for share in bond.phases})
     phases: dict[str, PermitPhase] = {}
-    for start in range(0, len(ids), 500):
+    for start in range(0, len(ids), CHUNK):
         phases.update({p.id: p for p in db.session.scalars(
-            select(PermitPhase).where(PermitPhase.id.in_(ids[start:start + 500])))})
+            select(PermitPhase).where(PermitPhase.id.in_(ids[start:start + CHUNK])))})
     return [_bond_view(bond, phases) for bond in bonds]
 
 
@@ -323,8 +308,8 @@ def security_held(permit_ids: list[str]) -> dict[str, Decimal]:
     """R-D1: security received and not released, by permit (permits.commencement.SECURITY_HELD):
     only what the Town holds secures the work. One query for all the permits."""
     held: dict[str, Decimal] = {}
-    for start in range(0, len(permit_ids), 500):
-        for bond in db.session.scalars(select(Bond).where(Bond.permit_id.in_(permit_ids[start:start + 500]),
+    for start in range(0, len(permit_ids), CHUNK):
+        for bond in db.session.scalars(select(Bond).where(Bond.permit_id.in_(permit_ids[start:start + CHUNK]),
                                                           Bond.received_on.is_not(None))):
             held[bond.permit_id] = held.get(bond.permit_id, Decimal("0.00")) + bond.amount - (bond.released_amount or 0)
     return held

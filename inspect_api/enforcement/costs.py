@@ -21,7 +21,7 @@ from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, Validatio
 from ..db import new_id
 from ..extensions import db
 from ..permits.access import permit_visible
-from ..paging import page_query
+from ..paging import CHUNK, load_collections, page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery, LienCertificate, Order
@@ -118,25 +118,11 @@ def recipient_view(notice: CostNotice, abatement_completed_on: date) -> dict[str
             "notice_late": rules.notice_late(abatement_completed_on, notice.sent_on), "protest": protest}
 
 
-def _children(records: list[CostRecovery], key: str, model: type, *order) -> None:
-    """Fill `key` (items, payments or recipients) of every record not holding it yet, in one query for
-    them all; a collection already loaded (a record just written) is kept as it stands."""
-    waiting = [r for r in records if key in sa_inspect(r).unloaded]
-    rows: dict[str, list] = {r.id: [] for r in waiting}
-    ids = sorted(rows)
-    for start in range(0, len(ids), 500):
-        query = select(model).where(model.cost_recovery_id.in_(ids[start:start + 500])).order_by(*order)
-        for row in db.session.scalars(query):
-            rows[row.cost_recovery_id].append(row)
-    for record in waiting:
-        set_committed_value(record, key, rows[record.id])
-
-
 def _orders(records: list[CostRecovery]) -> None:
     waiting = [r for r in records if "order" in sa_inspect(r).unloaded]
     ids, orders = sorted({r.order_id for r in waiting}), {}
-    for start in range(0, len(ids), 500):
-        orders.update({o.id: o for o in db.session.scalars(select(Order).where(Order.id.in_(ids[start:start + 500])))})
+    for start in range(0, len(ids), CHUNK):
+        orders.update({o.id: o for o in db.session.scalars(select(Order).where(Order.id.in_(ids[start:start + CHUNK])))})
     for record in waiting:
         set_committed_value(record, "order", orders.get(record.order_id))
 
@@ -145,10 +131,8 @@ def cost_recovery_views(records: Iterable[CostRecovery]) -> list[dict[str, Any]]
     """The views of `records`: their items, payments, recipients and orders are loaded for all of them
     at once (one query each), so a page costs what one record costs."""
     records = list(records)
-    _children(records, "items", CostItem, CostItem.position)
-    _children(records, "payments", CostPayment, CostPayment.paid_on, CostPayment.created_at)
-    _children(records, "recipients", CostNotice, CostNotice.position, CostNotice.id)
-    _children(records, "lien_certificates", LienCertificate, LienCertificate.produced_at, LienCertificate.id)
+    load_collections(records, CostRecovery.items, CostRecovery.payments, CostRecovery.recipients,
+                     CostRecovery.lien_certificates)
     _orders(records)
     return [_view(record) for record in records]
 
