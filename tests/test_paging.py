@@ -186,8 +186,8 @@ def test_a_collection_a_record_holds_is_kept_as_it_stands(demo_town):
     db.session.expire(waiting, ["conditions"])
     asked: list = []
 
-    def keep(_conn, _cursor, _statement, parameters, *_args):
-        asked.append(parameters)
+    def keep(_conn, _cursor, _statement, parameters, *_args):  # a tuple on SQLite, a dict on PostgreSQL
+        asked.append(list(parameters.values()) if isinstance(parameters, dict) else list(parameters))
     event.listen(db.engine, "before_cursor_execute", keep)
     try:
         paging.load_collections([held, waiting], Permit.conditions)
