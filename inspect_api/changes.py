@@ -43,6 +43,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from . import clock
 from .db import IdColumn, UTCDateTime, clock_now
 from .extensions import db
+from .paging import chunks
 
 _PENDING = "sync_pending_changes"
 # PostgreSQL numbers: transaction id * SPAN + the record's place in the transaction. 2**20 records per
@@ -119,12 +120,6 @@ def touch_row(model: type, record_id: str, permit_id: str | None, session: Sessi
     info.setdefault(_PENDING, {})[(model.__sync_entity__, str(record_id))] = (model, permit_id)
 
 
-def _chunks(items: list, size: int = 500):
-    # Bounded IN lists: one commit may touch more records than SQLite allows bound parameters.
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
 @event.listens_for(Session, "before_commit")
 def _assign_sequence(session: Session) -> None:
     # SQLAlchemy also fires before_commit when a SAVEPOINT is released. Numbering there would take
@@ -148,7 +143,7 @@ def _assign_sequence(session: Session) -> None:
         deleted_col = getattr(model, "deleted_at", None)
         if deleted_col is not None:
             cols.append(deleted_col)
-        found = {str(row[0]): row for chunk in _chunks(ids)
+        found = {str(row[0]): row for chunk in chunks(ids)
                  for row in session.execute(select(*cols).where(model.id.in_(chunk)))}
         for record_id in ids:
             row = found.get(record_id)
@@ -157,7 +152,7 @@ def _assign_sequence(session: Session) -> None:
             else:
                 state[(model.__sync_entity__, record_id)] = ("upsert", row[1])
     known = {
-        (e, r) for chunk in _chunks(list(state)) for e, r in session.execute(
+        (e, r) for chunk in chunks(list(state)) for e, r in session.execute(
             select(SyncChange.entity, SyncChange.record_id).where(
                 sa.tuple_(SyncChange.entity, SyncChange.record_id).in_(chunk)))
     }

@@ -3,7 +3,7 @@
 applied first, then the page is cut, so the total counts only what the caller may see."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence, TypeVar
 
 from marshmallow import Schema, fields, validate
 from sqlalchemy import Select, bindparam, func, select
@@ -12,6 +12,8 @@ from sqlalchemy.orm.attributes import InstrumentedAttribute, set_committed_value
 from sqlalchemy.sql.visitors import replacement_traverse
 
 from .extensions import db
+
+T = TypeVar("T")
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -40,8 +42,18 @@ def page_query(query: Select, args: dict[str, Any]) -> tuple[list, int]:
     return rows, total
 
 
-# A page's collections are read this many parents at a time (a bound parameter each).
+# Ids named in one IN (...) list, by default: each is a bound parameter, and SQLite and PostgreSQL
+# limit how many one statement takes. A page's collections are read this many parents at a time.
 CHUNK = 500
+
+
+def chunks(ids: Sequence[T], size: int | None = None) -> Iterator[Sequence[T]]:
+    """`ids` in slices of at most `size` (CHUNK unless given), in their order: one IN (...) list each."""
+    size = CHUNK if size is None else size
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
+
+
 _COLLECTION_STATEMENTS: dict[RelationshipProperty, tuple[Select, str, str]] = {}
 
 
@@ -84,8 +96,8 @@ def load_collections(records: Sequence, *collections: InstrumentedAttribute) -> 
             continue
         found: dict[Any, list] = {getattr(record, key_of): [] for record in waiting}
         keys = sorted(found)
-        for start in range(0, len(keys), CHUNK):
-            for child in db.session.scalars(statement, {"parent_keys": keys[start:start + CHUNK]}):
+        for chunk in chunks(keys):
+            for child in db.session.scalars(statement, {"parent_keys": chunk}):
                 found[getattr(child, parent_of)].append(child)
         for record in waiting:
             set_committed_value(record, prop.key, found[getattr(record, key_of)])

@@ -19,6 +19,7 @@ from werkzeug.routing import BaseConverter
 
 from .errors import Conflict, PreconditionRequired, ValidationFailed, VersionConflict
 from .extensions import db
+from .paging import chunks
 from .schemas import ErrorSchema
 
 
@@ -128,8 +129,8 @@ _ABSENT = "records_known_absent"
 def known_records(model: type, ids: Iterable[str], chunk: int = 1000) -> Iterator[dict[str, Any]]:
     ids = sorted({str(i) for i in ids})
     found: dict[str, Any] = {}
-    for start in range(0, len(ids), chunk):
-        found.update({str(r.id): r for r in db.session.scalars(select(model).where(model.id.in_(ids[start:start + chunk])))})
+    for part in chunks(ids, chunk):
+        found.update({str(r.id): r for r in db.session.scalars(select(model).where(model.id.in_(part)))})
     absent: set = db.session.info.setdefault(_ABSENT, set())
     mine = {(model, i) for i in ids if i not in found} - absent
     absent |= mine

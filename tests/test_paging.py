@@ -201,6 +201,18 @@ def test_a_collection_a_record_holds_is_kept_as_it_stands(demo_town):
         select(type(kept[0])).where(type(kept[0]).permit_id == waiting.id).order_by(*Permit.conditions.property.order_by))]
 
 
+def test_ids_are_named_a_chunk_at_a_time_in_their_order(monkeypatch):
+    """paging.chunks, every bounded IN (...) list's: slices of at most the size (CHUNK, read when
+    called, unless one is given), in order, none for no ids."""
+    ids = [f"id-{n:04d}" for n in range(1201)]
+    assert [len(part) for part in paging.chunks(ids)] == [500, 500, 201]
+    assert [item for part in paging.chunks(ids) for item in part] == ids
+    assert list(paging.chunks(ids[:3], 2)) == [ids[:2], ids[2:3]]
+    assert list(paging.chunks([])) == []
+    monkeypatch.setattr(paging, "CHUNK", 1000)
+    assert [len(part) for part in paging.chunks(ids)] == [1000, 201]
+
+
 def test_only_a_one_to_many_relationship_is_loaded_as_a_collection(app):
     with pytest.raises(TypeError, match="not a one-to-many"):
         paging.load_collections([object()], Inspection.permit)

@@ -19,7 +19,7 @@ from ..completion.certificates import certificate_for_permit, closeout_basis
 from ..completion.rules import closeout_kind
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import CHUNK, load_collections, page_list, page_query
+from ..paging import chunks, load_collections, page_list, page_query
 from ..permits.access import get_visible_permit, permit_visible
 from ..clock import today as local_today
 from ..permits.models import Permit, PermitPhase
@@ -250,9 +250,9 @@ def bond_views(bonds: Iterable[Bond]) -> list[dict[str, Any]]:
     load_collections(bonds, Bond.phases, Bond.releases)
     ids = sorted({share.phase_id for bond in bonds for share in bond.phases})
     phases: dict[str, PermitPhase] = {}
-    for start in range(0, len(ids), CHUNK):
+    for chunk in chunks(ids):
         phases.update({p.id: p for p in db.session.scalars(
-            select(PermitPhase).where(PermitPhase.id.in_(ids[start:start + CHUNK])))})
+            select(PermitPhase).where(PermitPhase.id.in_(chunk)))})
     return [_bond_view(bond, phases) for bond in bonds]
 
 
@@ -308,8 +308,8 @@ def security_held(permit_ids: list[str]) -> dict[str, Decimal]:
     """R-D1: security received and not released, by permit (permits.commencement.SECURITY_HELD):
     only what the Town holds secures the work. One query for all the permits."""
     held: dict[str, Decimal] = {}
-    for start in range(0, len(permit_ids), CHUNK):
-        for bond in db.session.scalars(select(Bond).where(Bond.permit_id.in_(permit_ids[start:start + CHUNK]),
+    for chunk in chunks(permit_ids):
+        for bond in db.session.scalars(select(Bond).where(Bond.permit_id.in_(chunk),
                                                           Bond.received_on.is_not(None))):
             held[bond.permit_id] = held.get(bond.permit_id, Decimal("0.00")) + bond.amount - (bond.released_amount or 0)
     return held

@@ -17,7 +17,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_list, page_query
+from ..paging import chunks, page_list, page_query
 from ..permits.access import permit_visible
 from ..permits.models import Permit
 from ..records import check_version, existing_for_create
@@ -177,8 +177,8 @@ def _documents(records: list[FinalReport]) -> None:
     waiting = [r for r in records if "documents" in sa_inspect(r).unloaded]
     found: dict[str, list[ReportDocument]] = {r.id: [] for r in waiting}
     ids = sorted(found)
-    for start in range(0, len(ids), 500):
-        for doc in db.session.scalars(select(ReportDocument).where(ReportDocument.report_id.in_(ids[start:start + 500]))
+    for chunk in chunks(ids):
+        for doc in db.session.scalars(select(ReportDocument).where(ReportDocument.report_id.in_(chunk))
                                       .order_by(ReportDocument.uploaded_at)):
             found[doc.report_id].append(doc)
     for record in waiting:
@@ -188,9 +188,9 @@ def _documents(records: list[FinalReport]) -> None:
 def _work_completed_on(permit_ids: list[str]) -> dict[str, date | None]:
     """R-F2 counts from the day work was completed: that day of each permit, in one query."""
     ids, days = sorted(set(permit_ids)), {}
-    for start in range(0, len(ids), 500):
+    for chunk in chunks(ids):
         days.update(db.session.execute(select(Permit.id, Permit.work_completed_on)
-                                       .where(Permit.id.in_(ids[start:start + 500]))).all())
+                                       .where(Permit.id.in_(chunk))).all())
     return days
 
 

@@ -14,7 +14,7 @@ from .. import audit
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
+from ..paging import chunks, page_query
 from ..permits.access import permit_visible
 from ..photos.models import Photo
 from ..records import check_version, existing_for_create
@@ -52,8 +52,8 @@ def _uploaded_photos(notices: list[CompletionNotice]) -> set[tuple[str, str]]:
     nobody has uploaded."""
     ids = sorted({str(pid) for notice in notices for pid in notice.photo_ids or []})
     arrived: set[tuple[str, str]] = set()
-    for start in range(0, len(ids), 500):
-        query = select(Photo.id, Photo.permit_id).where(Photo.id.in_(ids[start:start + 500]))
+    for chunk in chunks(ids):
+        query = select(Photo.id, Photo.permit_id).where(Photo.id.in_(chunk))
         arrived.update((photo_id, permit_id) for photo_id, permit_id in db.session.execute(query))
     return arrived
 

@@ -21,7 +21,7 @@ from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, Validatio
 from ..db import new_id
 from ..extensions import db
 from ..permits.access import permit_visible
-from ..paging import CHUNK, load_collections, page_query
+from ..paging import chunks, load_collections, page_query
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .models import CostItem, CostNotice, CostPayment, CostRecovery, LienCertificate, Order
@@ -121,8 +121,8 @@ def recipient_view(notice: CostNotice, abatement_completed_on: date) -> dict[str
 def _orders(records: list[CostRecovery]) -> None:
     waiting = [r for r in records if "order" in sa_inspect(r).unloaded]
     ids, orders = sorted({r.order_id for r in waiting}), {}
-    for start in range(0, len(ids), CHUNK):
-        orders.update({o.id: o for o in db.session.scalars(select(Order).where(Order.id.in_(ids[start:start + CHUNK])))})
+    for chunk in chunks(ids):
+        orders.update({o.id: o for o in db.session.scalars(select(Order).where(Order.id.in_(chunk)))})
     for record in waiting:
         set_committed_value(record, "order", orders.get(record.order_id))
 

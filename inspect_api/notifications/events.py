@@ -21,6 +21,7 @@ from ..enforcement import rules as enforcement_rules
 from ..enforcement.costs import costs_total
 from ..enforcement.penalties import citation_document
 from ..extensions import db
+from ..paging import chunks
 from ..inspections.models import Finding
 from ..permits.models import Party, Permit, PermitPhase
 from ..permits.rules import EXEMPTION_LABELS
@@ -239,9 +240,9 @@ def public_report_contacts_erased(report_ids: Iterable[str]) -> int:
     queued then has nowhere to go and is recorded as failed."""
     ids = [str(i) for i in report_ids]
     erased = 0
-    for start in range(0, len(ids), 500):
+    for chunk in chunks(ids):
         for message in db.session.scalars(select(Notification).where(
-                Notification.record_type == "public_report", Notification.record_id.in_(ids[start:start + 500]))):
+                Notification.record_type == "public_report", Notification.record_id.in_(chunk))):
             message.recipient_name, message.recipient_email = ERASED_NAME, None
             if message.status == "queued":
                 message.status, message.next_attempt_at = "failed", None

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from ..auth.models import STAFF_ROLES
 from ..errors import Forbidden, NotFound
 from ..extensions import db
+from ..paging import chunks
 from .models import Assignment, Party, Permit
 
 
@@ -130,9 +131,9 @@ def batch_access(user, permit_ids: Iterable[str], chunk: int = 1000) -> Iterator
 def _load(user, permit_ids: Iterable[str], chunk: int) -> dict:
     ids = sorted({str(i) for i in permit_ids if i})
     permits: dict[str, Permit] = {}
-    for start in range(0, len(ids), chunk):
+    for part in chunks(ids, chunk):
         permits.update({p.id: p for p in db.session.scalars(
-            visible_permits(user).where(Permit.id.in_(ids[start:start + chunk])))})
+            visible_permits(user).where(Permit.id.in_(part)))})
     assigned = set(db.session.scalars(assigned_permit_ids(user)))
     return {"user": (user.id, user.role), "permits": permits, "assigned": assigned, "ids": ids, "chunk": chunk,
             "who": user}

@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from ..clock import today as local_today
 from ..extensions import db
+from ..paging import chunks
 from . import rules
 from .access import assigned_permit_ids, permit_visible
 from .cases import parcel_flags
@@ -74,10 +75,10 @@ def _assigned_among(viewer, permit_ids: list[str]) -> set[str]:
     if viewer is None or viewer.role != "inspector" or not permit_ids:
         return set()
     found: set[str] = set()
-    for start in range(0, len(permit_ids), 500):
+    for chunk in chunks(permit_ids):
         assigned = assigned_permit_ids(viewer).subquery()
         found.update(db.session.scalars(select(assigned.c.permit_id).where(
-            assigned.c.permit_id.in_(permit_ids[start:start + 500]))))
+            assigned.c.permit_id.in_(chunk))))
     return found
 
 

@@ -17,6 +17,7 @@ from .. import audit, clock, renditions
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound
 from ..extensions import db
+from ..paging import chunks
 from ..permits.access import is_assigned
 from ..permits.models import Permit
 from ..records import add_new, check_version, existing_for_create
@@ -46,9 +47,9 @@ def annotations_of(photo_ids: Iterable[str]) -> dict[str, list[PhotoAnnotation]]
     first (the order they are drawn in), in one query per chunk of ids."""
     ids = sorted({str(i) for i in photo_ids})
     found: dict[str, list[PhotoAnnotation]] = defaultdict(list)
-    for start in range(0, len(ids), 500):
+    for chunk in chunks(ids):
         for record in db.session.scalars(select(PhotoAnnotation).where(
-                PhotoAnnotation.photo_id.in_(ids[start:start + 500]), PhotoAnnotation.deleted_at.is_(None))
+                PhotoAnnotation.photo_id.in_(chunk), PhotoAnnotation.deleted_at.is_(None))
                 .order_by(PhotoAnnotation.created_at, PhotoAnnotation.id)):
             found[record.photo_id].append(record)
     return dict(found)

@@ -44,6 +44,7 @@ from sqlalchemy.exc import IntegrityError
 from .. import clock
 from ..errors import ApiError, NotFound
 from ..extensions import db
+from ..paging import chunks
 from ..storage import get_storage
 from ..uploads import HEAD_BYTES, TEMP_PREFIX, temp_dir
 from . import imaging
@@ -106,9 +107,9 @@ def job_of(sha256: str) -> PhotoDerivation | None:
 def jobs_of(sha256s: Iterable[str]) -> dict[str, PhotoDerivation]:
     wanted = sorted(set(sha256s))
     found: dict[str, PhotoDerivation] = {}
-    for start in range(0, len(wanted), 500):
+    for chunk in chunks(wanted):
         found.update((job.sha256, job) for job in db.session.scalars(
-            select(PhotoDerivation).where(PhotoDerivation.sha256.in_(wanted[start:start + 500]))))
+            select(PhotoDerivation).where(PhotoDerivation.sha256.in_(chunk))))
     return found
 
 

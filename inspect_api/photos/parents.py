@@ -21,6 +21,7 @@ from .. import changes
 from ..auth.models import User
 from ..errors import Conflict, Forbidden, ValidationFailed
 from ..extensions import db
+from ..paging import chunks
 from ..inspections import rules as inspection_rules
 from ..inspections.models import Finding, Inspection
 from ..permits.access import is_assigned, permit_visible
@@ -186,15 +187,15 @@ def _touch_children(session: Session) -> None:
             by_kind.setdefault(kind, []).append(pid)
         photo_ids: list[str] = []
         for kind, ids in by_kind.items():  # one IN list per kind, not an OR of a pair per parent
-            for start in range(0, len(ids), 400):
+            for chunk in chunks(ids, 400):
                 for photo_id, permit_id in session.execute(select(Photo.id, Photo.permit_id).where(
-                        Photo.parent_type == kind, Photo.parent_id.in_(ids[start:start + 400]))):
+                        Photo.parent_type == kind, Photo.parent_id.in_(chunk))):
                     changes.touch_row(Photo, photo_id, permit_id, session)
                     photo_ids.append(photo_id)
         # A photo's markup is seen by exactly those who see the photo: it is sent again with it.
-        for start in range(0, len(photo_ids), 400):
+        for chunk in chunks(photo_ids, 400):
             for annotation_id, permit_id in session.execute(select(PhotoAnnotation.id, PhotoAnnotation.permit_id).where(
-                    PhotoAnnotation.photo_id.in_(photo_ids[start:start + 400]))):
+                    PhotoAnnotation.photo_id.in_(chunk))):
                 changes.touch_row(PhotoAnnotation, annotation_id, permit_id, session)
 
 

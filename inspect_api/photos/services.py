@@ -29,7 +29,7 @@ from ..extensions import db
 from ..inspections.finding_services import visible_findings
 from ..inspections.models import Inspection, Finding
 from ..inspections.services import visible_inspections
-from ..paging import page_query
+from ..paging import chunks, page_query
 from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..records import valid_uuid
@@ -148,8 +148,8 @@ def _uploader_names(user_ids: set[str]) -> dict[str, str | None]:
         if user is not None and "name" not in sa.inspect(user).unloaded:
             names[user_id] = user.name
     ids = sorted(user_ids - names.keys())
-    for start in range(0, len(ids), 500):
-        names.update(db.session.execute(select(User.id, User.name).where(User.id.in_(ids[start:start + 500]))).all())
+    for chunk in chunks(ids):
+        names.update(db.session.execute(select(User.id, User.name).where(User.id.in_(chunk))).all())
     return names
 
 

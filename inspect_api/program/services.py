@@ -10,19 +10,21 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date, datetime, time, timezone
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable
+from typing import Any
 
 from flask import current_app
 from sqlalchemy import Select, and_, or_, select
 
 from .. import clock
 from ..extensions import db
+from ..paging import chunks
 from ..inspections.models import Finding, Inspection
 from ..permits.access import assigned_permit_ids, get_visible_permit, permit_visible
 from ..permits.models import Permit, PermitEvent
 from . import rules
 from .models import InspectionRequest, StormEvent
 
+_PERMITS_AT_ONCE = 900  # permit ids per IN (...) list
 RECORDED = ("submitted", "approved", "returned")  # a draft is the inspector's working copy, not yet recorded
 
 
@@ -68,15 +70,10 @@ def _decisions(permit_ids: list[str]) -> dict[str, datetime]:
     return out
 
 
-def _chunks(ids: list[str], size: int = 900) -> Iterable[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start:start + size]
-
-
 def _visits(permit_ids: list[str]) -> tuple[dict[str, list[rules.Visit]], dict[str, datetime]]:
     visits: dict[str, list[rules.Visit]] = defaultdict(list)
     started: dict[str, datetime] = {}
-    for chunk in _chunks(permit_ids):
+    for chunk in chunks(permit_ids, _PERMITS_AT_ONCE):
         for row in db.session.execute(select(
                 Inspection.id, Inspection.permit_id, Inspection.kind, Inspection.started_at,
                 Inspection.verifies_finding_ids, Inspection.status).where(
@@ -90,7 +87,7 @@ def _visits(permit_ids: list[str]) -> tuple[dict[str, list[rules.Visit]], dict[s
 
 def _findings(permit_ids: list[str], started: dict[str, datetime]) -> dict[str, list[rules.FindingDue]]:
     out: dict[str, list[rules.FindingDue]] = defaultdict(list)
-    for chunk in _chunks(permit_ids):
+    for chunk in chunks(permit_ids, _PERMITS_AT_ONCE):
         for f in db.session.execute(select(Finding.id, Finding.permit_id, Finding.due_on, Finding.status,
                                            Finding.verified_by_inspection_id).where(
                 Finding.permit_id.in_(chunk), Finding.deleted_at.is_(None))):
@@ -101,7 +98,7 @@ def _findings(permit_ids: list[str], started: dict[str, datetime]) -> dict[str, 
 
 def _requests(permit_ids: list[str]) -> dict[str, list[InspectionRequest]]:
     out: dict[str, list[InspectionRequest]] = defaultdict(list)
-    for chunk in _chunks(permit_ids):
+    for chunk in chunks(permit_ids, _PERMITS_AT_ONCE):
         for r in db.session.scalars(select(InspectionRequest).where(InspectionRequest.permit_id.in_(chunk))):
             out[r.permit_id].append(r)
     return out

@@ -23,7 +23,7 @@ from .. import audit, clock, signals
 from ..enforcement.models import Order
 from ..errors import Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
+from ..paging import chunks, page_query
 from ..permits.access import get_visible_permit, permit_visible
 from ..permits.models import Permit
 from ..permits.services import create_permit
@@ -216,9 +216,9 @@ def _orders_by_permit(permit_ids: set[str]) -> dict[str, list[date]]:
     """The days orders were issued on each of these permits or cases."""
     out: dict[str, list[date]] = defaultdict(list)
     ids = sorted(permit_ids)
-    for start in range(0, len(ids), 500):
+    for chunk in chunks(ids):
         for permit_id, issued_on in db.session.execute(select(Order.permit_id, Order.issued_on).where(
-                Order.permit_id.in_(ids[start:start + 500]))):
+                Order.permit_id.in_(chunk))):
             out[permit_id].append(issued_on)
     return out
 

@@ -13,7 +13,7 @@ from ..dumping import values_of
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import CHUNK, page_query
+from ..paging import chunks, page_query
 from ..inspections.models import Finding
 from ..permits.access import check_field_work, get_visible_permit, permit_visible
 from ..permits.models import Permit
@@ -67,8 +67,8 @@ def _finding_ids(sample_ids: list[str]) -> dict[str, list[str]]:
     """The findings each sample raised (R-S2), oldest first: one query for all the samples."""
     found: dict[str, list[str]] = {sample_id: [] for sample_id in sample_ids}
     ids = sorted(found)
-    for start in range(0, len(ids), CHUNK):
-        for sample_id, finding_id in db.session.execute(_FINDINGS_OF_SAMPLES, {"sample_ids": ids[start:start + CHUNK]}):
+    for chunk in chunks(ids):
+        for sample_id, finding_id in db.session.execute(_FINDINGS_OF_SAMPLES, {"sample_ids": chunk}):
             found[sample_id].append(finding_id)
     return found
 

@@ -18,7 +18,7 @@ from .. import audit
 from ..auth.models import User
 from ..errors import ApiError, Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
+from ..paging import chunks, page_query
 from ..records import check_version, expected_version
 from .sent_back import editable_keys, settle_read_only, stored_form
 from . import registry, rights, rules
@@ -61,9 +61,9 @@ def _names(model: type, ids: set[str]) -> dict[str, str | None]:
         if held is not None and "name" not in sa_inspect(held).unloaded:
             names[record_id] = held.name
     missing = sorted(ids - names.keys())
-    for start in range(0, len(missing), 500):
+    for chunk in chunks(missing):
         names.update(db.session.execute(select(model.id, model.name)
-                                        .where(model.id.in_(missing[start:start + 500]))).all())
+                                        .where(model.id.in_(chunk))).all())
     return names
 
 

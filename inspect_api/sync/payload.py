@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from sqlalchemy import select
 
 from ..extensions import db
+from ..paging import chunks
 from . import registry
 from .models import SyncSnapshot
 from .snapshots import to_json
@@ -25,8 +26,7 @@ def _visible_snapshots(user, adapter: registry.EntityAdapter, ids: list[str]) ->
     """Snapshots of the records among `ids` the caller may see (the domain's visible_<plural>
     decides, as a subquery), one query per chunk of ids."""
     found = {}
-    for start in range(0, len(ids), registry.IN_CHUNK):
-        chunk = ids[start:start + registry.IN_CHUNK]
+    for chunk in chunks(ids, registry.IN_CHUNK):
         visible = adapter.visible(user).with_only_columns(adapter.model.id).where(adapter.model.id.in_(chunk))
         query = select(S.record_id, S.seq, S.data).where(S.entity == adapter.entity, S.record_id.in_(visible))
         found.update({row.record_id: (row.seq, row.data) for row in db.session.execute(query)})

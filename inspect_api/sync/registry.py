@@ -17,6 +17,7 @@ from sqlalchemy import Select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
+from ..paging import chunks
 
 # Where an entity's records live, which decides who pulls them (pull.pull_scope).
 PERMIT, FIELD, ASSIGNMENT, GLOBAL = "permit", "field", "assignment", "global"
@@ -59,8 +60,8 @@ class EntityAdapter:
         """The records among `ids` that `user` may see, in one query per chunk of ids (never one per row)."""
         ids = list(ids)
         found: dict[str, Any] = {}
-        for start in range(0, len(ids), IN_CHUNK):
-            query = self.visible(user).where(self.model.id.in_(ids[start:start + IN_CHUNK]))
+        for chunk in chunks(ids, IN_CHUNK):
+            query = self.visible(user).where(self.model.id.in_(chunk))
             if self.load_options:
                 query = query.options(*self.load_options)
             for record in db.session.scalars(query):

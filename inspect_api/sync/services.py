@@ -36,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 from .. import audit, clock, lanes, records, storage
 from ..errors import ApiError, Conflict, NotFound, PayloadTooLarge, ValidationFailed, VersionConflict
 from ..extensions import db
+from ..paging import chunks
 from .sent_back import editable_keys, settle_read_only, stored_form
 from ..permits import access
 from . import registry, rights, rules
@@ -360,9 +361,9 @@ def _recorded(ids: list[str]) -> dict[str, _Prior]:
     found: dict[str, _Prior] = {}
     table = SyncMutation.__table__
     columns = [table.c.mutation_id, *(table.c[k] for k in _Prior.COLUMNS)]
-    for start in range(0, len(ids), registry.IN_CHUNK):
+    for chunk in chunks(ids, registry.IN_CHUNK):
         for row in db.session.execute(sa.select(*columns).where(
-                table.c.mutation_id.in_(ids[start:start + registry.IN_CHUNK]))).mappings():
+                table.c.mutation_id.in_(chunk))).mappings():
             found[row["mutation_id"]] = _Prior.from_row(row)
     return found
 

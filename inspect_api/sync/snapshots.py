@@ -20,12 +20,12 @@ from sqlalchemy.orm import Session
 
 # Importing the change feed first registers its commit hook first, so it runs (numbers) before ours.
 from ..changes import SyncChange, tracked_entity
+from ..paging import chunks
 from . import registry
 from .models import SyncSnapshot
 
 log = logging.getLogger(__name__)
 _PENDING = "sync_snapshot_pending"
-_CHUNK = 500
 
 
 def to_json(value: Any) -> str:
@@ -65,9 +65,9 @@ def _feed_rows(session: Session, keys: list[tuple[str, str]]) -> dict[tuple[str,
         by_entity.setdefault(entity, []).append(record_id)
     rows = {}
     for entity, ids in by_entity.items():
-        for start in range(0, len(ids), _CHUNK):
+        for chunk in chunks(ids):
             query = select(SyncChange.record_id, SyncChange.seq, SyncChange.op).where(
-                SyncChange.entity == entity, SyncChange.record_id.in_(ids[start:start + _CHUNK]))
+                SyncChange.entity == entity, SyncChange.record_id.in_(chunk))
             rows.update({(entity, row.record_id): row for row in session.execute(query)})
     return rows
 
