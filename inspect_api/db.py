@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, registry
 
 from . import clock
@@ -82,6 +83,30 @@ class Base(DeclarativeBase):
         metadata=sa.MetaData(naming_convention=NAMING_CONVENTION),
         type_annotation_map={datetime: UTCDateTime(), dict[str, Any]: sa.JSON(), list[Any]: sa.JSON()},
     )
+
+
+
+def _kept_in_utc(_record: Any, value: Any, _old: Any, _initiator: Any) -> Any:
+    """An aware instant set on a record, as the record holds it: in UTC (an offset the client sent
+    goes, the instant stays). Naive values are left for UTCDateTime to refuse at the flush."""
+    if isinstance(value, datetime) and value.tzinfo is not None and value.tzinfo is not timezone.utc:
+        return value.astimezone(timezone.utc)
+    return value
+
+
+def keep_instants_in_utc(model_base: type) -> None:
+    """A record reads the same before and after it is stored. Every instant column comes back from the
+    database in UTC, so one set on a record (of `model_base`'s models) is held in UTC from the moment
+    it is set: the answer to the write, and the snapshot pull serves, then give it as every later read
+    does, not in the offset it was sent in (a sample taken at 09:00-04:00 answers 13:00+00:00 at
+    once). SQLAlchemy calls the listener on assignment only, never when it loads a row; each instant
+    column gets it as its model is configured."""
+
+    @event.listens_for(model_base, "attribute_instrument", propagate=True)
+    def _instants_set_in_utc(_cls: type, _key: str, attribute: Any) -> None:
+        columns = getattr(getattr(attribute, "property", None), "columns", ())
+        if len(columns) == 1 and isinstance(getattr(columns[0], "type", None), UTCDateTime):
+            event.listen(attribute, "set", _kept_in_utc, retval=True)
 
 
 IdColumn = sa.String(36)

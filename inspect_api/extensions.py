@@ -13,9 +13,10 @@ from flask_migrate import Migrate
 from flask_smorest import Api
 from flask_sqlalchemy import SQLAlchemy
 
-from .db import Base
+from .db import Base, keep_instants_in_utc
 
 db = SQLAlchemy(model_class=Base)
+keep_instants_in_utc(db.Model)
 migrate = Migrate()
 
 

@@ -42,6 +42,17 @@ def test_supervisor_issues_numbered_order(client, cast, permit, finding, town_cl
     assert next_year["number"] == "ORD-2027-0001"
 
 
+def test_service_time_sent_with_an_offset_answers_in_utc_as_a_later_read_does(client, cast, permit, town_clock):
+    """An order's service time comes back in UTC in the answer to the write, as GET and the list give it."""
+    body = issue(client, cast, permit, service={"method": "hand", "served_at": "2026-05-04T10:03:00-04:00",
+                                               "served_to": "Pat Owner"})
+    assert body["service"] == {"method": "hand", "served_at": "2026-05-04T14:03:00+00:00", "served_to": "Pat Owner"}
+    db.session.expunge_all()
+    read = client.get(f"/api/v1/orders/{body['id']}", headers=cast.sup).get_json()
+    listed = next(o for o in client.get("/api/v1/orders", headers=cast.sup).get_json() if o["id"] == body["id"])
+    assert read["service"] == listed["service"] == body["service"]
+
+
 @pytest.mark.parametrize("role", ["inspector", "applicant", "admin"])
 def test_only_supervisors_issue(client, cast, permit, role):
     headers = {"inspector": cast.insp, "applicant": cast.app, "admin": cast.adm}[role]

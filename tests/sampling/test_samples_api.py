@@ -39,6 +39,26 @@ def test_create_returns_the_record(site, client):
     assert audit.actor_id == site.inspector.id and audit.permit_id == site.permit.id
 
 
+def test_instants_sent_with_an_offset_answer_in_utc_as_every_later_read_does(site, client):
+    """The answer to a write is the record as it will read from then on: an instant sent in the Town's
+    own offset comes back in UTC at once, as GET and the list give it, not in the offset it was sent in."""
+    body = sample_body(site, sampled_at="2026-05-04T09:00:00-04:00", device_created_at="2026-05-04T09:01:00-04:00",
+                       analysis="lab", lab_name="Bay Labs", received_by_lab_at="2026-05-04T11:15:00-04:00",
+                       lab_received_by="R. Lab", analyzed_at="2026-05-04T12:30:00-04:00")
+    r = client.post(URL, json=body, headers=site.headers)
+    assert r.status_code == 201, r.get_json()
+    written = r.get_json()
+    instants = ("sampled_at", "device_created_at", "received_by_lab_at", "analyzed_at")
+    assert {key: written[key] for key in instants} == {
+        "sampled_at": "2026-05-04T13:00:00+00:00", "device_created_at": "2026-05-04T13:01:00+00:00",
+        "received_by_lab_at": "2026-05-04T15:15:00+00:00", "analyzed_at": "2026-05-04T16:30:00+00:00"}
+    db.session.expunge_all()
+    read = client.get(f"{URL}/{body['id']}", headers=site.headers).get_json()
+    listed = next(s for s in client.get(URL, headers=site.headers).get_json() if s["id"] == body["id"])
+    assert {key: read[key] for key in instants} == {key: listed[key] for key in instants} == \
+        {key: written[key] for key in instants}
+
+
 def test_server_makes_the_id_and_finds_the_authorization(site, client):
     body = sample_body(site)
     del body["id"], body["entry_authorization_id"]
