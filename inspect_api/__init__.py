@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import audit, changes, collector, lanes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
+from . import audit, changes, clock, collector, lanes, numbering, openapi, questions, renditions, signals  # noqa: F401  (audit, changes, numbering, renditions: tables of the core)
 from .config import MIGRATIONS_ROOT, Config, config_for_environment, instance_path
 from .database import configure_engine_events, register_request_transaction
 from .errors import register_error_handlers
@@ -41,6 +41,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = OrjsonProvider(app)  # the same JSON text as Flask's provider, written by orjson
     app.config.from_object(cfg)
     app.url_map.converters["record"] = RecordIdConverter  # before any blueprint adds a rule
+    clock.one_day_per_request(app)  # before every other hook
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies < 0:
         raise RuntimeError("TRUSTED_PROXIES must be 0 or more")

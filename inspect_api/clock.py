@@ -4,11 +4,12 @@ days in the Town's time zone (configuration TIMEZONE, America/New_York for Fairh
 at 22:00 local time UTC is already on the next day. Times are stored and answered in UTC."""
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from flask import current_app, has_app_context
+from flask import Flask, current_app, has_app_context
 
 DEFAULT_TIMEZONE = "America/New_York"
 
@@ -41,5 +42,27 @@ def local_date(at: datetime | None = None) -> date:
     return (at or now()).astimezone(town_zone()).date()
 
 
+# The Town's day as the request being served began (`one_day_per_request`); None outside a request.
+_REQUEST_DAY: ContextVar[date | None] = ContextVar("request_day", default=None)
+
+
 def today() -> date:
-    return local_date(now())
+    """The Town's calendar day: in a request, the day the request began on, so one answer never holds
+    two days (an order answered "open" by its status and overdue by its flag because midnight passed
+    between the two); elsewhere (the worker, a command, a test outside a request), the day now."""
+    day = _REQUEST_DAY.get()
+    return local_date(now()) if day is None else day
+
+
+def one_day_per_request(app: Flask) -> None:
+    """Every `today()` of a request is the Town's day as the request began (worked out once: a page of
+    100 orders asked it 200 times, about 5% of the page). Registered before the app's other hooks, so
+    the day is set before they run; it is cleared when the request ends, and a request that outlives
+    midnight keeps the day it began on."""
+    @app.before_request
+    def _hold_the_day():
+        _REQUEST_DAY.set(local_date(now()))
+
+    @app.teardown_request
+    def _release_the_day(_exc):
+        _REQUEST_DAY.set(None)
