@@ -3,10 +3,11 @@
 applied first, then the page is cut, so the total counts only what the caller may see."""
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence, TypeVar
+from types import FunctionType
+from typing import Any, Callable, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import BigInteger, Select, bindparam, func, select
 from sqlalchemy.orm import RelationshipDirection, RelationshipProperty
 from sqlalchemy.orm.attributes import InstrumentedAttribute, set_committed_value
 from sqlalchemy.sql.visitors import replacement_traverse
@@ -32,14 +33,55 @@ class PageArgs(Schema):
                             metadata={"description": "Items to skip (past the end: an empty page)"})
 
 
+# 64-bit on PostgreSQL (a 32-bit INTEGER refuses an offset, or the case file's page size, past 2**31 - 1).
+_LIMIT, _OFFSET = bindparam("page_limit", type_=BigInteger), bindparam("page_offset", type_=BigInteger)
+
+
+def _page_values(args: dict[str, Any]) -> dict[str, int]:
+    return {"page_limit": args["limit"], "page_offset": args["offset"]}
+
+
 def page_query(query: Select, args: dict[str, Any]) -> tuple[list, int]:
     """One page of an ordered query of one mapped entity (every list's) and the total it matches, in
     two queries. A query may load a collection in the same statement (joinedload: the page is cut on
     the records, in a subquery, and each record comes back once per row of its collection); `unique()`
     makes it one item again (records are told apart by identity, never by value)."""
-    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
-    rows = list(db.session.scalars(query.limit(args["limit"]).offset(args["offset"])).unique())
-    return rows, total
+    total = db.session.scalar(_total_of(query))
+    rows = db.session.scalars(query.limit(_LIMIT).offset(_OFFSET), _page_values(args)).unique()
+    return list(rows), total
+
+
+def _total_of(query: Select) -> Select:
+    return select(func.count()).select_from(query.order_by(None).subquery())
+
+
+# The total and page statements of each list query `page_of` has built, by builder and shape.
+_BUILT: dict[tuple[Callable[..., Select], tuple], tuple[Select, Select]] = {}
+
+
+def page_of(build: Callable[..., Select], shape: tuple[Hashable, ...], values: Mapping[str, Any],
+            args: dict[str, Any]) -> tuple[list, int]:
+    """`page_query(build(*shape), args)`, with the query's total and page statements built once for
+    each builder and shape and kept. Building a list's statements and working out their cache keys
+    cost about as much as running them on SQLite (0.3 ms of a request for 100 orders or samples:
+    README "Lists against their floor"); a statement kept is compiled once and its key is kept with it.
+
+    So that one caller's statement can serve the next, `build` is a module-level function (not a
+    closure: refused) whose statement depends on `shape` alone: the few choices that change the SQL
+    (the caller's kind of scope, which filters are named, a status among a fixed few). Every value
+    that differs between callers or requests (the caller's id, a filter's value, today) is a
+    `bindparam` without a value, given at each call in `values`; one left out is an error, never
+    another caller's value. A builder reads no clock, configuration or request."""
+    key = (build, shape)
+    known = _BUILT.get(key)
+    if known is None:
+        if not isinstance(build, FunctionType) or build.__closure__:
+            raise TypeError(f"{build!r}: a list's statement builder is a module-level function of its shape alone")
+        query = build(*shape)
+        known = _BUILT[key] = (_total_of(query), query.limit(_LIMIT).offset(_OFFSET))
+    total_statement, page_statement = known
+    total = db.session.scalar(total_statement, values)
+    return list(db.session.scalars(page_statement, {**values, **_page_values(args)}).unique()), total
 
 
 # Ids named in one IN (...) list, by default: each is a bound parameter, and SQLite and PostgreSQL

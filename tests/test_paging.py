@@ -217,3 +217,96 @@ def test_only_a_one_to_many_relationship_is_loaded_as_a_collection(app):
     with pytest.raises(TypeError, match="not a one-to-many"):
         paging.load_collections([object()], Inspection.permit)
     assert paging.load_collections([], Inspection.permit) is None  # nothing to load: no statement
+
+
+def test_a_kept_list_statement_serves_each_caller_their_own(client, factory, monkeypatch):
+    """A list's statements are built once per shape and kept (paging.page_of): the next caller of the
+    same kind gets their own records, by their own values, never the first caller's."""
+    from tests.town_clock import TownClock
+    clock = TownClock(monkeypatch)
+    clock.set(date(2026, 4, 1))
+    first, first_h = factory.as_role("applicant")
+    second, second_h = factory.as_role("applicant")
+    theirs = {}
+    for owner in (first, second):
+        permit = factory.permit(owner, status="issued")
+        finding = create_finding(permit, kind="deficiency", description=f"Silt fence down ({owner.id})",
+                                 observed_on=date(2026, 4, 1))
+        theirs[owner.id] = (permit.id, finding.id)
+    db.session.commit()
+    due_on = db.session.get(Finding, theirs[first.id][1]).due_on
+    for owner, headers in ((first, first_h), (second, second_h), (first, first_h)):
+        permit_id, finding_id = theirs[owner.id]
+        mine = client.get(f"{API}/findings", headers=headers)
+        assert [f["id"] for f in mine.get_json()] == [finding_id] and mine.headers["X-Total-Count"] == "1"
+        by_permit = client.get(f"{API}/findings?permit_id={permit_id}", headers=headers).get_json()
+        assert [f["id"] for f in by_permit] == [finding_id]
+        other_permit = next(p for p, _ in theirs.values() if p != permit_id)
+        elsewhere = client.get(f"{API}/findings?permit_id={other_permit}", headers=headers)
+        assert elsewhere.get_json() == [] and elsewhere.headers["X-Total-Count"] == "0"
+    # "overdue" is due before the day of each request, not the day the statement was built on.
+    clock.set(due_on)
+    assert client.get(f"{API}/findings?status=overdue", headers=first_h).get_json() == []
+    clock.set(date.fromordinal(due_on.toordinal() + 1))
+    overdue = client.get(f"{API}/findings?status=overdue", headers=first_h).get_json()
+    assert [f["id"] for f in overdue] == [theirs[first.id][1]]
+
+
+def test_a_list_statement_is_built_from_its_shape_alone(app):
+    """A builder that could carry one caller's value into the kept statement (a closure) is refused,
+    and a value left out of a call is an error, never a value from an earlier call."""
+    from sqlalchemy.exc import StatementError
+
+    from inspect_api.inspections import finding_services
+    from inspect_api.permits.access import STAFF_SCOPE
+
+    caller_id = "someone"
+
+    def closing_over(scope):
+        return select(Finding).where(Finding.created_by == caller_id)
+
+    with app.test_request_context():
+        with pytest.raises(TypeError, match="shape alone"):
+            paging.page_of(closing_over, ("staff",), {}, {"limit": 5, "offset": 0})
+        shape = (STAFF_SCOPE, True, None, False)  # findings of one permit
+        values = {"permit_id": "a permit", "on": date(2026, 4, 1)}
+        assert paging.page_of(finding_services._findings_page, shape, values, {"limit": 5, "offset": 0}) == ([], 0)
+        with pytest.raises(StatementError, match="permit_id"):
+            paging.page_of(finding_services._findings_page, shape, {"on": date(2026, 4, 1)}, {"limit": 5, "offset": 0})
+        db.session.rollback()
+
+
+def test_each_request_filters_by_its_own_values(client, factory):
+    """Kept statements take every filter's value at each request: a search, a set of statuses, an
+    assignment and a review level, each asked twice with different values, answer differently."""
+    supervisor, sup_h = factory.as_role("supervisor")
+    inspector, insp_h = factory.as_role("inspector")
+    cove = factory.permit(status="issued", owner={"name": "Cove Marina LLC", "email": "c@example.org"})
+    ridge = factory.permit(status="under_review", owner={"name": "Ridge Farm Trust", "email": "r@example.org"})
+    factory.assign(cove, inspector)
+    db.session.commit()
+
+    def ids(url, headers=sup_h):
+        r = client.get(f"{API}/permits?{url}&limit=500", headers=headers)
+        assert r.status_code == 200, r.get_json()
+        return {p["id"] for p in r.get_json()} & {cove.id, ridge.id}
+
+    assert ids("q=cove") == {cove.id} and ids("q=ridge") == {ridge.id} and ids("q=marina%20trust") == set()
+    assert ids("status=issued") == {cove.id} and ids("status=under_review") == {ridge.id}
+    assert ids("status=issued,under_review") == {cove.id, ridge.id}
+    assert ids("assigned_to=me", insp_h) == {cove.id} and ids("assigned_to=me") == set()
+    level = client.get(f"{API}/permits/{ridge.id}", headers=sup_h).get_json()["review_level"]
+    assert ridge.id in ids(f"review_level={level}")
+
+
+@pytest.mark.parametrize("path, role", [*LISTS, ("/notifications", "supervisor")],
+                         ids=[p for p, _ in [*LISTS, ("/notifications", "supervisor")]])
+def test_an_offset_past_2_31_is_an_empty_page(client, factory, path, role):
+    """Limit and offset are 64-bit values: an offset past 2**31 (a 32-bit INTEGER on PostgreSQL) is an
+    empty page with the total, like any offset past the end."""
+    _, headers = factory.as_role(role)
+    factory.permit(status="issued")
+    whole = client.get(_url(path, limit=MAX_LIMIT), headers=headers)
+    far = client.get(_url(path, offset=2**31), headers=headers)
+    assert far.status_code == 200, far.get_json()
+    assert far.get_json() == [] and far.headers["X-Total-Count"] == whole.headers["X-Total-Count"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.orm import joinedload
 from flask import current_app
 
@@ -18,11 +18,12 @@ from .. import audit, clock, renditions, signals
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..permits.access import check_field_work, get_visible_permit, permit_visible
+from ..permits.access import (VIEWER, check_field_work, get_visible_permit, permit_scoped, permit_visible, scope_of,
+                              scope_values)
 from ..inspections.models import Finding
 from ..permits.models import Party, Permit, PermitCondition
 from ..permits.services import set_cease_and_desist
-from ..paging import page_query
+from ..paging import page_of
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .models import Order, OrderEvent
@@ -82,19 +83,26 @@ def dump_order(record: Order) -> dict[str, Any]:
 
 def list_orders(user, args: dict[str, Any]) -> tuple[list[Order], int]:
     permit_id, status = args.get("permit_id"), args.get("status")
-    query = visible_orders(user)
-    if permit_id:
-        query = query.where(Order.permit_id == str(permit_id))
-    today = clock.today()
+    return page_of(_orders_page, (scope_of(user), bool(permit_id), status or None),
+                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None,
+                    "today": clock.today()}, args)
+
+
+def _orders_page(scope: str, by_permit: bool, status: str | None) -> Select:
+    """The orders list for any caller of `scope` (paging.page_of), by deadline; `status` one of
+    rules.ORDER_STATUSES: "overdue" and "open" are open orders past and not past their deadline."""
+    query = select(Order).where(permit_scoped(Order.permit_id, scope, bindparam(VIEWER)))
+    if by_permit:
+        query = query.where(Order.permit_id == bindparam("permit_id"))
     if status == "overdue":
-        query = query.where(Order.status == "open", Order.deadline < today)
+        query = query.where(Order.status == "open", Order.deadline < bindparam("today"))
     elif status == "open":
-        query = query.where(Order.status == "open", Order.deadline >= today)
+        query = query.where(Order.status == "open", Order.deadline >= bindparam("today"))
     elif status:
         query = query.where(Order.status == status)
     # The events come in the orders' own statement (a LEFT JOIN on the page): most orders have none,
     # and a second statement for them cost more than the orders' rows (benchmarks/reads.py).
-    return page_query(query.options(joinedload(Order.events)).order_by(Order.deadline, Order.number), args)
+    return query.options(joinedload(Order.events)).order_by(Order.deadline, Order.number)
 
 
 # --- content checks ------------------------------------------------------------------------------

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select
+from sqlalchemy import Select, bindparam
 
-from .. import audit
+from .. import audit, clock
 from ..auth.permissions import current_device_id
 from ..errors import Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_query
-from ..permits.access import check_field_work, get_visible_permit
+from ..paging import page_of
+from ..permits.access import VIEWER, check_field_work, get_visible_permit, scope_of, scope_values
 from ..records import bump, check_version, existing_for_create
 from . import findings
 from .models import Finding, Inspection
@@ -30,10 +30,19 @@ def visible_findings(user) -> Select:
 
 
 def list_findings(user, args: dict[str, Any]) -> tuple[list[Finding], int]:
-    query = findings.open_findings_query(user, permit_id=args.get("permit_id"), status=args.get("status"))
-    if args.get("inspection_id"):
-        query = query.where(Finding.inspection_id == str(args["inspection_id"]))
-    return page_query(query, args)
+    permit_id, inspection_id = args.get("permit_id"), args.get("inspection_id")
+    return page_of(_findings_page, (scope_of(user), bool(permit_id), args.get("status"), bool(inspection_id)),
+                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None,
+                    "inspection_id": str(inspection_id) if inspection_id else None, "on": clock.today()}, args)
+
+
+def _findings_page(scope: str, by_permit: bool, status: str | None, by_inspection: bool) -> Select:
+    """The findings list for any caller of `scope` (paging.page_of)."""
+    query = findings.scoped_findings(scope, bindparam(VIEWER), permit=bindparam("permit_id") if by_permit else None,
+                                     status=status, due_before=bindparam("on"))
+    if by_inspection:
+        query = query.where(Finding.inspection_id == bindparam("inspection_id"))
+    return query
 
 
 def get_finding(user, record_id: str) -> Finding:

@@ -12,7 +12,7 @@ from .. import clock
 from .. import audit
 from ..changes import touch
 from ..extensions import db
-from ..permits.access import permit_visible
+from ..permits.access import APPLICANT_SCOPE, permit_scoped, scope_of
 from . import rules
 from .models import FINDING_KINDS, SEVERITIES, Finding, Inspection
 
@@ -58,16 +58,25 @@ def open_findings_query(user, *, permit_id: str | None = None, status: str | Non
                         on: date | None = None) -> Select:
     """Findings `user` may see, newest due last. `status`: None (every status), "open", "closed", or
     "overdue" (open and due before `on`, which defaults to today in America/New_York)."""
-    query = select(Finding).where(permit_visible(Finding.permit_id, user), Finding.deleted_at.is_(None))
-    if user.role == "applicant":
+    return scoped_findings(scope_of(user), user.id, permit=None if permit_id is None else str(permit_id),
+                           status=status, due_before=(on or clock.today()) if status == "overdue" else None)
+
+
+def scoped_findings(scope: str, viewer: Any, *, permit: Any = None, status: str | None = None,
+                    due_before: Any = None) -> Select:
+    """open_findings_query for a caller of `scope` whose id is `viewer`, of the permit `permit` (None:
+    every permit), "overdue" meaning due before `due_before`: each of the three a value, or a bound
+    parameter for a statement built once for every such caller (paging.page_of)."""
+    query = select(Finding).where(permit_scoped(Finding.permit_id, scope, viewer), Finding.deleted_at.is_(None))
+    if scope == APPLICANT_SCOPE:
         # A draft or returned inspection is the inspector's working copy (hidden from the applicant),
         # and so is everything recorded on it (rules.shown_to_applicant).
         seen = select(Inspection.id).where(Inspection.shown_to_applicant(), Inspection.deleted_at.is_(None))
         query = query.where(sa.or_(Finding.inspection_id.is_(None), Finding.inspection_id.in_(seen)))
-    if permit_id is not None:
-        query = query.where(Finding.permit_id == str(permit_id))
+    if permit is not None:
+        query = query.where(Finding.permit_id == permit)
     if status == "overdue":
-        query = query.where(Finding.status == "open", Finding.due_on < (on or clock.today()))
+        query = query.where(Finding.status == "open", Finding.due_on < due_before)
     elif status in ("open", "closed"):
         query = query.where(Finding.status == status)
     elif status is not None:

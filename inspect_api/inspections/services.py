@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import with_expression
 
 from .. import clock
@@ -18,8 +18,9 @@ from ..checklists.services import find_template
 from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import load_collections, page_query
-from ..permits.access import check_field_work, get_visible_permit, permit_visible
+from ..paging import load_collections, page_of
+from ..permits.access import (APPLICANT_SCOPE, VIEWER, check_field_work, get_visible_permit, permit_scoped, scope_of,
+                              scope_values)
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create, fields_equal
 from ..schemas import gps_fix_columns
@@ -34,25 +35,42 @@ SIMPLE = ("kind", "started_at", "ended_at", "weather", "phase", "unsafe_areas", 
 
 
 def visible_inspections(user) -> Select:
-    """Inspections `user` may see. Applicants see their own permits' inspections once submitted:
-    a draft is the inspector's working copy, not yet a statement of the Town, and a returned one is
-    a working copy again until it is approved (rules.shown_to_applicant)."""
-    query = select(Inspection).where(permit_visible(Inspection.permit_id, user), Inspection.deleted_at.is_(None))
-    if user.role == "applicant":
+    return scoped_inspections(scope_of(user), user.id)
+
+
+def scoped_inspections(scope: str, viewer: Any) -> Select:
+    """Inspections a caller of `scope` whose id is `viewer` may see (`viewer` a value, or
+    `bindparam(VIEWER)` for a statement built once for every such caller: paging.page_of).
+    Applicants see their own permits' inspections once submitted: a draft is the inspector's working
+    copy, not yet a statement of the Town, and a returned one is a working copy again until it is
+    approved (rules.shown_to_applicant)."""
+    query = select(Inspection).where(permit_scoped(Inspection.permit_id, scope, viewer), Inspection.deleted_at.is_(None))
+    if scope == APPLICANT_SCOPE:
         query = query.where(Inspection.shown_to_applicant())
     return query
 
 
+_FILTERS = ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind"))
+
+
 def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]:
     """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
-    query = visible_inspections(user).options(with_expression(Inspection.permit_under_order, PERMIT_UNDER_ORDER))
-    for column, key in ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind")):
-        if args.get(key):
-            query = query.where(column == str(args[key]))
-    order = (Inspection.submitted_at,) if args.get("status") == "submitted" else (Inspection.started_at.desc(),)
-    records, total = page_query(query.order_by(*order, Inspection.id), args)
+    shape = (scope_of(user), *(bool(args.get(key)) for _, key in _FILTERS), args.get("status") == "submitted")
+    values = {**scope_values(user), **{key: str(args[key]) for _, key in _FILTERS if args.get(key)}}
+    records, total = page_of(_inspections_page, shape, values, args)
     load_collections(records, Inspection.findings)
     return records, total
+
+
+def _inspections_page(scope: str, by_permit: bool, by_status: bool, by_kind: bool, queue: bool) -> Select:
+    """The inspections list for any caller of `scope` (paging.page_of); `queue`: the review queue's order."""
+    query = scoped_inspections(scope, bindparam(VIEWER)).options(
+        with_expression(Inspection.permit_under_order, PERMIT_UNDER_ORDER))
+    for (column, key), named in zip(_FILTERS, (by_permit, by_status, by_kind)):
+        if named:
+            query = query.where(column == bindparam(key))
+    order = (Inspection.submitted_at,) if queue else (Inspection.started_at.desc(),)
+    return query.order_by(*order, Inspection.id)
 
 
 def get_inspection(user, record_id: str) -> Inspection:

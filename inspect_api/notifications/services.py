@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 
 from .. import audit, clock
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound
 from ..extensions import db
-from ..paging import page_query
-from ..permits.access import permit_visible
+from ..paging import page_of
+from ..permits.access import VIEWER, permit_scoped, scope_of, scope_values
 from ..permits.models import Party
 from . import outbox
 from .models import Notification
@@ -23,25 +23,39 @@ from ..auth.models import User
 
 
 def visible_notifications(user) -> Select:
+    return _scoped_notifications(user.role, scope_of(user), user.id)
+
+
+def _scoped_notifications(role: str, scope: str, viewer: Any) -> Select:
+    """The messages a caller in `role` (of `scope`) whose id is `viewer` may see: `viewer` a value, or
+    `bindparam(VIEWER)` for a statement built once for every such caller (paging.page_of)."""
     query = select(Notification)
-    if user.role == "supervisor":
+    if role == "supervisor":
         return query
-    mine = sa.or_(Notification.recipient_user_id == user.id,
-                  Notification.recipient_party_id.in_(select(Party.id).where(Party.user_id == user.id)))
-    on_visible = sa.or_(Notification.permit_id.is_(None), permit_visible(Notification.permit_id, user))
-    return query.where(mine, on_visible) if user.role != "admin" else query.where(
-        Notification.recipient_user_id == user.id, Notification.permit_id.is_(None))
+    if role == "admin":
+        return query.where(Notification.recipient_user_id == viewer, Notification.permit_id.is_(None))
+    mine = sa.or_(Notification.recipient_user_id == viewer,
+                  Notification.recipient_party_id.in_(select(Party.id).where(Party.user_id == viewer)))
+    on_visible = sa.or_(Notification.permit_id.is_(None), permit_scoped(Notification.permit_id, scope, viewer))
+    return query.where(mine, on_visible)
+
+
+_FILTERS = ("record_id", "permit_id", "event", "status")
 
 
 def list_notifications(user, args: dict[str, Any]) -> tuple[list[Notification], int]:
-    query = visible_notifications(user)
-    for key in ("record_id", "permit_id"):
-        if args.get(key):
-            query = query.where(getattr(Notification, key) == str(args[key]))
-    for key in ("event", "status"):
-        if args.get(key):
-            query = query.where(getattr(Notification, key) == args[key])
-    return page_query(query.order_by(Notification.created_at, Notification.recipient_name, Notification.id), args)
+    shape = (user.role, scope_of(user), *(bool(args.get(key)) for key in _FILTERS))
+    values = {**scope_values(user), **{key: str(args[key]) for key in _FILTERS if args.get(key)}}
+    return page_of(_notifications_page, shape, values, args)
+
+
+def _notifications_page(role: str, scope: str, *named: bool) -> Select:
+    """The messages list for any caller in `role` (paging.page_of), oldest first."""
+    query = _scoped_notifications(role, scope, bindparam(VIEWER))
+    for key, filtered in zip(_FILTERS, named):
+        if filtered:
+            query = query.where(getattr(Notification, key) == bindparam(key))
+    return query.order_by(Notification.created_at, Notification.recipient_name, Notification.id)
 
 
 def get_notification(user, notification_id: str) -> Notification:

@@ -22,35 +22,64 @@ from ..paging import chunks
 from .models import Assignment, Party, Permit
 
 
+# The kinds of scope a caller has (`scope_of`): every permit, their own (and those naming them as a
+# party), or none.
+STAFF_SCOPE, APPLICANT_SCOPE, NO_SCOPE = "staff", "applicant", "none"
+# The bound parameter that holds the caller's id in a scope built for any caller of its kind.
+VIEWER = "viewer_id"
+
+
+def scope_of(user) -> str:
+    if user.role == "applicant":
+        return APPLICANT_SCOPE
+    return STAFF_SCOPE if user.role in STAFF_ROLES else NO_SCOPE
+
+
+def scope_values(user) -> dict[str, str]:
+    """The values a scope built with `bindparam(VIEWER)` needs for `user` (paging.page_of)."""
+    return {VIEWER: user.id}
+
+
 def visible_permit_ids(user) -> Select | CompoundSelect:
     """A SELECT of the permit ids `user` may see. To scope a query, use permit_visible, which spares
-    staff the walk over every permit.
+    staff the walk over every permit."""
+    return scoped_permit_ids(scope_of(user), user.id)
+
+
+def scoped_permit_ids(scope: str, viewer) -> Select | CompoundSelect:
+    """The permit ids a caller of `scope` may see, `viewer` their id (a value, or `bindparam(VIEWER)`
+    for a statement built once for every caller of the scope).
 
     An applicant's are the permits they applied for and those naming them as a party, as the UNION of
     the two (each read through its own index), not as one scan of permits with an OR: PostgreSQL
     guessed half of all permits would match that OR, and then read an applicant's page by walking
     every finding in order (benchmarks/visibility.py)."""
-    if user.role == "applicant":
-        return sa.union(select(Permit.id).where(Permit.applicant_id == user.id),
-                        select(Party.permit_id).where(Party.user_id == user.id))
-    if user.role in STAFF_ROLES:
+    if scope == APPLICANT_SCOPE:
+        return sa.union(select(Permit.id).where(Permit.applicant_id == viewer),
+                        select(Party.permit_id).where(Party.user_id == viewer))
+    if scope == STAFF_SCOPE:
         return select(Permit.id)
     return select(Permit.id).where(sa.false())
 
 
 def permit_visible(permit_id: ColumnElement, user) -> ColumnElement[bool]:
     """The criterion that the permit a record names (`permit_id`, a column of permit ids) is one `user`
-    may see: `.where(permit_visible(Model.permit_id, user))`.
+    may see: `.where(permit_visible(Model.permit_id, user))`."""
+    return permit_scoped(permit_id, scope_of(user), user.id)
+
+
+def permit_scoped(permit_id: ColumnElement, scope: str, viewer) -> ColumnElement[bool]:
+    """permit_visible for any caller of `scope`, `viewer` their id (a value, or `bindparam(VIEWER)`).
 
     Staff see every permit, so for them it asks only that the record names one (the column is a
     foreign key to permits, enforced on every database, and permits are never deleted: "names a
     permit" and "names a permit there is" are the same). Asking `IN (SELECT id FROM permits)` instead
     made SQLite look each permit's records up and sort all of them before it cut a page: a staff
     list's cost grew with the Town's every permit (benchmarks/visibility.py). Anyone else is asked
-    against the ids they may see (visible_permit_ids)."""
-    if user.role in STAFF_ROLES:
+    against the ids they may see (scoped_permit_ids)."""
+    if scope == STAFF_SCOPE:
         return permit_id.is_not(None)
-    return permit_id.in_(visible_permit_ids(user))
+    return permit_id.in_(scoped_permit_ids(scope, viewer))
 
 
 def visible_permits(user) -> Select:
@@ -82,7 +111,13 @@ def files_for(user, permit: Permit) -> bool:
 
 
 def assigned_permit_ids(user) -> Select:
-    return select(Assignment.permit_id).where(Assignment.inspector_id == user.id, Assignment.removed_at.is_(None))
+    return permits_assigned_to(user.id)
+
+
+def permits_assigned_to(inspector) -> Select:
+    """The ids of the permits an inspector is assigned to now: `inspector` their id, or
+    `bindparam(VIEWER)` for a statement built once for every caller (paging.page_of)."""
+    return select(Assignment.permit_id).where(Assignment.inspector_id == inspector, Assignment.removed_at.is_(None))
 
 
 def is_assigned(user, permit: Permit) -> bool:

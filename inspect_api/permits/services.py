@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, bindparam, func, or_, select
 
 from .. import clock
 from .. import audit
@@ -23,11 +23,12 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import load_collections, page_query
+from ..paging import load_collections, page_of
 from ..numbering import next_number
 from ..records import bump, check_version, existing_for_create
 from . import cases, rules
-from .access import assigned_permit_ids, get_visible_permit, visible_permits
+from .access import (VIEWER, get_visible_permit, permit_scoped, permits_assigned_to, scope_of, scope_values,
+                     visible_permits)
 from ..clock import today as local_today
 from .determination import (INPUT_COLUMNS, UNDER_REVIEW, recompute_determination, recompute_project,
                             refresh_determination)
@@ -61,20 +62,33 @@ def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permi
 
 
 def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
-    query = visible_permits(user)
+    values: dict[str, Any] = scope_values(user)
     if args.get("status"):
-        query = query.where(Permit.status.in_([s.strip() for s in args["status"].split(",")]))
+        values["statuses"] = [s.strip() for s in args["status"].split(",")]
     if args.get("review_level"):
-        query = query.where(Permit.review_level == args["review_level"])
-    if args.get("assigned_to") == "me":
-        query = query.where(Permit.id.in_(assigned_permit_ids(user)))
+        values["review_level"] = args["review_level"]
     if args.get("q"):
-        like = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        query = query.where(or_(*(func.lower(col).like(like, escape="\\") for col in (
-            Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
-    records, total = page_query(query.order_by(Permit.created_at.desc(), Permit.id), args)
+        values["like"] = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    shape = (scope_of(user), "statuses" in values, "review_level" in values, args.get("assigned_to") == "me",
+             "like" in values)
+    records, total = page_of(_permits_page, shape, values, args)
     load_collections(records, *SHOWN_PARTS)
     return records, total
+
+
+def _permits_page(scope: str, by_status: bool, by_level: bool, assigned_to_me: bool, searching: bool) -> Select:
+    """The permits list for any caller of `scope` (paging.page_of), newest first."""
+    query = select(Permit).where(permit_scoped(Permit.id, scope, bindparam(VIEWER)))
+    if by_status:
+        query = query.where(Permit.status.in_(bindparam("statuses", expanding=True)))
+    if by_level:
+        query = query.where(Permit.review_level == bindparam("review_level"))
+    if assigned_to_me:
+        query = query.where(Permit.id.in_(permits_assigned_to(bindparam(VIEWER))))
+    if searching:
+        query = query.where(or_(*(func.lower(col).like(bindparam("like"), escape="\\") for col in (
+            Permit.number, Permit.site_address, Permit.parcel_id, Permit.owner_name, Permit.proposed_use))))
+    return query.order_by(Permit.created_at.desc(), Permit.id)
 
 
 # ---- create and edit ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .units import MASS_CONCENTRATION, PARAMETERS, convert, known_parameter, plain
@@ -132,7 +133,14 @@ def normalise_parameters(items: Iterable[dict[str, Any]]) -> tuple[list[dict[str
 # Holding times (R-S1, practice: 40 CFR 136.3 Table II) ------------------------------------------
 
 def iso_duration(delta: timedelta) -> str:
-    seconds = int(delta.total_seconds())
+    """A duration as ISO 8601 text in whole seconds (`P1DT2H`, `PT0S`, `-PT5M`)."""
+    return _iso_seconds(int(delta.total_seconds()))
+
+
+@lru_cache(maxsize=4096)
+def _iso_seconds(seconds: int) -> str:
+    """iso_duration of a whole number of seconds, kept: a page of samples writes one per sample, most of
+    them again and again (an analysed sample's time never changes)."""
     sign = "-" if seconds < 0 else ""
     seconds = abs(seconds)
     days, rest = divmod(seconds, 86400)
@@ -193,7 +201,8 @@ def holding_times(parameters: list[dict[str, Any]], sampled_at: datetime, analyz
     elapsed = None if end is None else end - sampled_at  # the same for each of the sample's parameters
     elapsed_text = elapsed_seconds = None
     if elapsed is not None:
-        elapsed_text, elapsed_seconds = iso_duration(elapsed), int(elapsed.total_seconds())
+        elapsed_seconds = int(elapsed.total_seconds())
+        elapsed_text = _iso_seconds(elapsed_seconds)
     analyzed = analyzed_at is not None
     report = []
     for item in parameters:

@@ -13,9 +13,10 @@ from ..dumping import values_of
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import chunks, page_query
+from ..paging import chunks, page_of
 from ..inspections.models import Finding
-from ..permits.access import check_field_work, get_visible_permit, permit_visible
+from ..permits.access import (VIEWER, check_field_work, get_visible_permit, permit_scoped, permit_visible, scope_of,
+                              scope_values)
 from ..permits.models import Permit
 from ..records import bump, check_version, existing_for_create
 from ..schemas import GPS_FIX_COLUMNS, gps_fix_columns, gps_fix_of
@@ -32,9 +33,10 @@ STORED = ("sampled_at", "sampler", *GPS_FIX_COLUMNS, "outfall_id", "sample_type"
           "lab_receipt_temperature_c", "analyzed_at", "notes")
 
 _dump_schema = SampleSchema()
-# The schema's fields a sample's own attributes give (columns and properties of the model); the
-# rest a view computes (sample_views).
-_OWN_FIELDS = tuple(name for name in _dump_schema.fields if hasattr(Sample, name))
+# The schema's fields a sample's own attributes give (columns and properties of the model), and the
+# columns a view works out the rest from (sample_views).
+_OWN_FIELDS = tuple(dict.fromkeys((*(name for name in _dump_schema.fields if hasattr(Sample, name)),
+                                    "id", "parameters", "sampled_at", "analyzed_at", "analysis", "chain_of_custody")))
 
 
 def visible_samples(user) -> Select:
@@ -49,10 +51,17 @@ def get_sample(user, record_id: str) -> Sample:
 
 
 def list_samples(user, args: dict[str, Any]) -> tuple[list[Sample], int]:
-    query = visible_samples(user)
-    if args.get("permit_id"):
-        query = query.where(Sample.permit_id == str(args["permit_id"]))
-    return page_query(query.order_by(Sample.sampled_at, Sample.id), args)
+    permit_id = args.get("permit_id")
+    return page_of(_samples_page, (scope_of(user), bool(permit_id)),
+                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None}, args)
+
+
+def _samples_page(scope: str, by_permit: bool) -> Select:
+    """The samples list for any caller of `scope` (paging.page_of), oldest first."""
+    query = select(Sample).where(permit_scoped(Sample.permit_id, scope, bindparam(VIEWER)))
+    if by_permit:
+        query = query.where(Sample.permit_id == bindparam("permit_id"))
+    return query.order_by(Sample.sampled_at, Sample.id)
 
 
 # The findings of a page of samples: the statement is built once (building it and working out its cache
@@ -75,18 +84,18 @@ def _finding_ids(sample_ids: list[str]) -> dict[str, list[str]]:
 
 def sample_views(records: Iterable[Sample], now: datetime | None = None) -> list[dict[str, Any]]:
     """What SampleSchema dumps for each sample: its columns, the findings it raised (loaded for all the
-    samples at once) and its holding times as of `now`."""
-    records = list(records)
-    finding_ids = _finding_ids([r.id for r in records])
+    samples at once) and its holding times as of `now`. What a view works out from the sample's own
+    columns it reads from the view's copy of them (a dict), not from the record again."""
+    pairs = [(record, values_of(record, _OWN_FIELDS)) for record in records]
+    finding_ids = _finding_ids([view["id"] for _, view in pairs])
     now = now or clock.now()
     views = []
-    for record in records:
-        view = values_of(record, _OWN_FIELDS)
+    for record, view in pairs:
         view.update(
-            location=gps_fix_of(record), finding_ids=finding_ids[record.id],
-            chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in record.chain_of_custody or []],
-            holding_time=rules.holding_times(record.parameters or [], record.sampled_at, record.analyzed_at,
-                                             record.analysis, now),
+            location=gps_fix_of(record), finding_ids=finding_ids[view["id"]],
+            chain_of_custody=[{**t, "at": datetime.fromisoformat(t["at"])} for t in view["chain_of_custody"] or []],
+            holding_time=rules.holding_times(view["parameters"] or [], view["sampled_at"], view["analyzed_at"],
+                                             view["analysis"], now),
         )
         views.append(view)
     return views

@@ -134,6 +134,9 @@ def test_deadline_states_follow_the_town_clock(client, cast, permit, town_clock)
 
     town_clock.set(date(2026, 5, 9), time(23, 59))
     assert state() == ("open", False)
+    # The lists' statements are kept between requests (paging.page_of): the day is a value of each request.
+    assert client.get("/api/v1/orders?status=overdue", headers=cast.sup).get_json() == []
+    assert [o["id"] for o in client.get("/api/v1/orders?status=open", headers=cast.sup).get_json()] == [order["id"]]
     # 03:30 UTC on 10 May is still 9 May in Fairhaven: not overdue yet.
     town_clock.set_utc(datetime(2026, 5, 10, 3, 30, tzinfo=timezone.utc))
     assert state() == ("open", False)
