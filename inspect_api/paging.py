@@ -55,6 +55,12 @@ def _total_of(query: Select) -> Select:
     return select(func.count()).select_from(query.order_by(None).subquery())
 
 
+def named_filters(args: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, str]:
+    """The filters among `keys` a request names (present and not empty), each as text (an id as its
+    string), for `page_of`'s values; whether a key is among them is the matching part of the shape."""
+    return {key: str(args[key]) for key in keys if args.get(key)}
+
+
 # The total and page statements of each list query `page_of` has built, by builder and shape.
 _BUILT: dict[tuple[Callable[..., Select], tuple], tuple[Select, Select]] = {}
 

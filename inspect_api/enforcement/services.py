@@ -23,7 +23,7 @@ from ..permits.access import (VIEWER, check_field_work, get_visible_permit, perm
 from ..inspections.models import Finding
 from ..permits.models import Party, Permit, PermitCondition
 from ..permits.services import set_cease_and_desist
-from ..paging import page_of
+from ..paging import named_filters, page_of
 from ..records import bump, check_version, existing_for_create
 from . import rules
 from .models import Order, OrderEvent
@@ -82,10 +82,8 @@ def dump_order(record: Order) -> dict[str, Any]:
 
 
 def list_orders(user, args: dict[str, Any]) -> tuple[list[Order], int]:
-    permit_id, status = args.get("permit_id"), args.get("status")
-    return page_of(_orders_page, (scope_of(user), bool(permit_id), status or None),
-                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None,
-                    "today": clock.today()}, args)
+    values = {**scope_values(user), **named_filters(args, ("permit_id",)), "today": clock.today()}
+    return page_of(_orders_page, (scope_of(user), "permit_id" in values, args.get("status") or None), values, args)
 
 
 def _orders_page(scope: str, by_permit: bool, status: str | None) -> Select:

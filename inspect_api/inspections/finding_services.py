@@ -13,7 +13,7 @@ from .. import audit, clock
 from ..auth.permissions import current_device_id
 from ..errors import Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import page_of
+from ..paging import named_filters, page_of
 from ..permits.access import VIEWER, check_field_work, get_visible_permit, scope_of, scope_values
 from ..records import bump, check_version, existing_for_create
 from . import findings
@@ -30,10 +30,9 @@ def visible_findings(user) -> Select:
 
 
 def list_findings(user, args: dict[str, Any]) -> tuple[list[Finding], int]:
-    permit_id, inspection_id = args.get("permit_id"), args.get("inspection_id")
-    return page_of(_findings_page, (scope_of(user), bool(permit_id), args.get("status"), bool(inspection_id)),
-                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None,
-                    "inspection_id": str(inspection_id) if inspection_id else None, "on": clock.today()}, args)
+    values = {**scope_values(user), **named_filters(args, ("permit_id", "inspection_id")), "on": clock.today()}
+    shape = (scope_of(user), "permit_id" in values, args.get("status"), "inspection_id" in values)
+    return page_of(_findings_page, shape, values, args)
 
 
 def _findings_page(scope: str, by_permit: bool, status: str | None, by_inspection: bool) -> Select:

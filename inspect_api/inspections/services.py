@@ -18,7 +18,7 @@ from ..checklists.services import find_template
 from ..entry.services import require_entry
 from ..errors import Conflict, InvalidTransition, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import load_collections, page_of
+from ..paging import load_collections, named_filters, page_of
 from ..permits.access import (APPLICANT_SCOPE, VIEWER, check_field_work, get_visible_permit, permit_scoped, scope_of,
                               scope_values)
 from ..permits.models import Permit
@@ -50,13 +50,13 @@ def scoped_inspections(scope: str, viewer: Any) -> Select:
     return query
 
 
-_FILTERS = ((Inspection.permit_id, "permit_id"), (Inspection.status, "status"), (Inspection.kind, "kind"))
+_FILTERS = ("permit_id", "status", "kind")  # each a column of the same name
 
 
 def list_inspections(user, args: dict[str, Any]) -> tuple[list[Inspection], int]:
     """The review queue (status "submitted") comes oldest submission first; other lists newest visit first."""
-    shape = (scope_of(user), *(bool(args.get(key)) for _, key in _FILTERS), args.get("status") == "submitted")
-    values = {**scope_values(user), **{key: str(args[key]) for _, key in _FILTERS if args.get(key)}}
+    values = {**scope_values(user), **named_filters(args, _FILTERS)}
+    shape = (scope_of(user), *(key in values for key in _FILTERS), values.get("status") == "submitted")
     records, total = page_of(_inspections_page, shape, values, args)
     load_collections(records, Inspection.findings)
     return records, total
@@ -66,9 +66,9 @@ def _inspections_page(scope: str, by_permit: bool, by_status: bool, by_kind: boo
     """The inspections list for any caller of `scope` (paging.page_of); `queue`: the review queue's order."""
     query = scoped_inspections(scope, bindparam(VIEWER)).options(
         with_expression(Inspection.permit_under_order, PERMIT_UNDER_ORDER))
-    for (column, key), named in zip(_FILTERS, (by_permit, by_status, by_kind)):
+    for key, named in zip(_FILTERS, (by_permit, by_status, by_kind)):
         if named:
-            query = query.where(column == bindparam(key))
+            query = query.where(getattr(Inspection, key) == bindparam(key))
     order = (Inspection.submitted_at,) if queue else (Inspection.started_at.desc(),)
     return query.order_by(*order, Inspection.id)
 

@@ -14,7 +14,7 @@ from sqlalchemy import Select, bindparam, select
 from .. import audit, clock
 from ..errors import Conflict, Forbidden, InvalidTransition, NotFound
 from ..extensions import db
-from ..paging import page_of
+from ..paging import named_filters, page_of
 from ..permits.access import VIEWER, permit_scoped, scope_of, scope_values
 from ..permits.models import Party
 from . import outbox
@@ -44,8 +44,8 @@ _FILTERS = ("record_id", "permit_id", "event", "status")
 
 
 def list_notifications(user, args: dict[str, Any]) -> tuple[list[Notification], int]:
-    shape = (user.role, scope_of(user), *(bool(args.get(key)) for key in _FILTERS))
-    values = {**scope_values(user), **{key: str(args[key]) for key in _FILTERS if args.get(key)}}
+    values = {**scope_values(user), **named_filters(args, _FILTERS)}
+    shape = (user.role, scope_of(user), *(key in values for key in _FILTERS))
     return page_of(_notifications_page, shape, values, args)
 
 

@@ -23,7 +23,7 @@ from ..auth.models import User
 from ..auth.permissions import current_device_id
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import load_collections, page_of
+from ..paging import load_collections, named_filters, page_of
 from ..numbering import next_number
 from ..records import bump, check_version, existing_for_create
 from . import cases, rules
@@ -62,11 +62,9 @@ def get_permit(user: User, permit_id: str, *, for_update: bool = False) -> Permi
 
 
 def list_permits(user: User, args: dict[str, Any]) -> tuple[list[Permit], int]:
-    values: dict[str, Any] = scope_values(user)
+    values: dict[str, Any] = {**scope_values(user), **named_filters(args, ("review_level",))}
     if args.get("status"):
         values["statuses"] = [s.strip() for s in args["status"].split(",")]
-    if args.get("review_level"):
-        values["review_level"] = args["review_level"]
     if args.get("q"):
         values["like"] = "%" + args["q"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     shape = (scope_of(user), "statuses" in values, "review_level" in values, args.get("assigned_to") == "me",

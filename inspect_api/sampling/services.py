@@ -13,7 +13,7 @@ from ..dumping import values_of
 from ..entry.services import require_entry
 from ..errors import NotFound, ValidationFailed
 from ..extensions import db
-from ..paging import chunks, page_of
+from ..paging import chunks, named_filters, page_of
 from ..inspections.models import Finding
 from ..permits.access import (VIEWER, check_field_work, get_visible_permit, permit_scoped, permit_visible, scope_of,
                               scope_values)
@@ -51,9 +51,8 @@ def get_sample(user, record_id: str) -> Sample:
 
 
 def list_samples(user, args: dict[str, Any]) -> tuple[list[Sample], int]:
-    permit_id = args.get("permit_id")
-    return page_of(_samples_page, (scope_of(user), bool(permit_id)),
-                   {**scope_values(user), "permit_id": str(permit_id) if permit_id else None}, args)
+    values = {**scope_values(user), **named_filters(args, ("permit_id",))}
+    return page_of(_samples_page, (scope_of(user), "permit_id" in values), values, args)
 
 
 def _samples_page(scope: str, by_permit: bool) -> Select:
